@@ -1,0 +1,1 @@
+"""Policies that pick an action from (observation, action mask)."""

@@ -1,0 +1,1 @@
+"""Self-play training, evaluation and tournaments (needs the `train` extra: torch, sb3)."""
