@@ -10,7 +10,6 @@ from __future__ import annotations
 import copy
 import json
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +29,7 @@ class CardDataError(ValueError):
 
 
 # --------------------------------------------------------------------------- vocabulary of effects
-WHO = ("decider", "chosen_player", "each_player", "settled_controller", "lowest_happiness", "most_issues")
+WHO = ("decider", "chosen_player", "each_player", "settled_controller", "lowest_happiness", "most_issues", "all")
 ORDERS = ("ending_with_decider", "starting_with_decider")
 REGION_REFS = REGIONS + ("highest", "settled_issue", "random", "any", "chosen", "settled_issue_gained")
 

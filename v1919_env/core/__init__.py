@@ -1,0 +1,27 @@
+"""The numba-compiled rules core: one flat int32 state array per game, kernels over [batch, state].
+
+Compiled kernels are cached on disk. numba only checks a cached function's own file, so the
+cache folder is keyed by a hash of every core source file: editing any rule module
+recompiles everything that depends on it instead of reusing a stale kernel.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+
+def _set_cache_dir() -> None:
+    import numba
+
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return
+    here = Path(__file__).parent
+    h = hashlib.sha1()
+    for f in sorted(here.glob("*.py")) + [here.parent / "vocab.py"]:
+        h.update(f.read_bytes())
+    base = Path(os.environ.get("V1919_CACHE", Path.home() / ".cache" / "v1919_env"))
+    numba.config.CACHE_DIR = str(base / f"numba-{h.hexdigest()[:16]}")
+
+
+_set_cache_dir()

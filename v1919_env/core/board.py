@@ -1,0 +1,388 @@
+"""Primitive state operations shared by every rule area: dice, the frame stack, decisions,
+unrest and powder kegs, happiness, military units, influence and counters."""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .layout import (ACTIVE, DEMOB_NEXT, DEP_COL, EV_TABLE, FORCED, FORCED_N, FORCED_POS, FRAME_W, F_A0,
+                     F_PROC, F_STEP, HAPPY, INF_AVAIL, INF_EXH, ISSUE_CTRL, ISSUE_NAVAL_UK, ISSUE_OPT, KEG,
+                     MAX_FRAMES, MAX_PLAYERS, MIL_AVAIL, MIL_DEMOB, MIL_EXH, N_ISSUES, N_REGIONS, NUM_PLAYERS,
+                     PENDING, PENDING_PLAYER, P_MUTINY, RNG, SLOT_CUBES, SP, STACK, UNREST)
+from .tables import (MAX_DEMOB, T_DEMOB_LAST, T_DEMOB_N, T_DEMOB_VAL, T_HAPPY_MAX, T_ISSUE_CAT, T_ISSUE_STARS,
+                     T_KEG_MAX, T_MILITARY, T_OPT_CTR, T_OPT_NAVAL, T_REGION_OF_DIE, T_TRACK_COLS, T_UNITS_ALLOWED)
+from ..vocab import N_COUNTERS
+
+MASK32 = np.uint64(0xFFFFFFFF)
+
+
+# ----------------------------------------------------------------------------- random numbers
+@njit(cache=True)
+def rng_seed(s, seed):
+    """Seed the in-state xorshift64* generator (splitmix64 of the seed; never zero)."""
+    z = np.uint64(seed) + np.uint64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    if z == np.uint64(0):
+        z = np.uint64(1)
+    s[RNG] = np.int32(np.int64(z & MASK32) - (np.int64(1) << 32) if (z & MASK32) >= np.uint64(1 << 31)
+                      else np.int64(z & MASK32))
+    hi = z >> np.uint64(32)
+    s[RNG + 1] = np.int32(np.int64(hi) - (np.int64(1) << 32) if hi >= np.uint64(1 << 31) else np.int64(hi))
+
+
+@njit(cache=True)
+def _rng_next(s):
+    lo = np.uint64(np.int64(s[RNG]) & 0xFFFFFFFF)
+    hi = np.uint64(np.int64(s[RNG + 1]) & 0xFFFFFFFF)
+    x = (hi << np.uint64(32)) | lo
+    x ^= x >> np.uint64(12)
+    x ^= x << np.uint64(25)
+    x ^= x >> np.uint64(27)
+    nlo = np.int64(x & MASK32)
+    nhi = np.int64(x >> np.uint64(32))
+    s[RNG] = np.int32(nlo - (1 << 32) if nlo >= (1 << 31) else nlo)
+    s[RNG + 1] = np.int32(nhi - (1 << 32) if nhi >= (1 << 31) else nhi)
+    return x * np.uint64(0x2545F4914F6CDD1D)
+
+
+@njit(cache=True)
+def rand_below(s, n):
+    """Uniform integer in [0, n) from the in-state generator."""
+    r = _rng_next(s) >> np.uint64(32)
+    return np.int64((r * np.uint64(n)) >> np.uint64(32))
+
+
+@njit(cache=True)
+def roll_die(s):
+    """A d6: the next forced result if any (scenario replays), else the generator."""
+    if s[FORCED_POS] < s[FORCED_N]:
+        v = s[FORCED + s[FORCED_POS]]
+        s[FORCED_POS] += 1
+        return np.int64(v)
+    return rand_below(s, 6) + 1
+
+
+@njit(cache=True)
+def shuffle_range(s, start, n):
+    """Fisher-Yates shuffle of s[start:start+n] with the in-state generator."""
+    for i in range(n - 1, 0, -1):
+        j = rand_below(s, i + 1)
+        t = s[start + i]
+        s[start + i] = s[start + j]
+        s[start + j] = t
+
+
+@njit(cache=True)
+def random_region(s, T):
+    """Random Region (EN:126): die 1-5 names a region, 6 means nothing (-1)."""
+    return T[T_REGION_OF_DIE + roll_die(s)]
+
+
+# ----------------------------------------------------------------------------- frames and decisions
+@njit(cache=True)
+def push(s, proc, a0=0, a1=0, a2=0, a3=0, a4=0, a5=0, a6=0, a7=0):
+    sp = s[SP]
+    if sp >= MAX_FRAMES:
+        raise RuntimeError("frame stack overflow")
+    b = STACK + sp * FRAME_W
+    s[b + F_PROC] = proc
+    s[b + F_STEP] = 0
+    s[b + F_A0] = a0
+    s[b + F_A0 + 1] = a1
+    s[b + F_A0 + 2] = a2
+    s[b + F_A0 + 3] = a3
+    s[b + F_A0 + 4] = a4
+    s[b + F_A0 + 5] = a5
+    s[b + F_A0 + 6] = a6
+    s[b + F_A0 + 7] = a7
+    s[SP] = sp + 1
+
+
+@njit(cache=True)
+def pop(s):
+    s[SP] -= 1
+
+
+@njit(cache=True)
+def top(s):
+    """Offset of the top frame."""
+    return STACK + (s[SP] - 1) * FRAME_W
+
+
+@njit(cache=True)
+def decide(s, kind, player):
+    """Make `player` the one to decide a `kind` decision; the driver then returns to the caller."""
+    s[PENDING] = kind
+    s[PENDING_PLAYER] = player
+
+
+# ----------------------------------------------------------------------------- seats
+@njit(cache=True)
+def next_seat(s, p):
+    return (p + 1) % s[NUM_PLAYERS]
+
+
+@njit(cache=True)
+def seat_order(s, start, out):
+    """Seats clockwise from `start` into out[0:n]; returns n."""
+    n = s[NUM_PLAYERS]
+    for i in range(n):
+        out[i] = (start + i) % n
+    return n
+
+
+# ----------------------------------------------------------------------------- happiness
+@njit(cache=True)
+def change_happiness(s, T, nation, delta):
+    """Happiness moves within 0..30; 0 is permanent (EN:396-398)."""
+    h = s[HAPPY + nation]
+    if h == 0 or delta == 0:
+        return
+    h += delta
+    hmax = T[T_HAPPY_MAX]
+    if h > hmax:
+        h = hmax
+    if h < 0:
+        h = 0
+    s[HAPPY + nation] = h
+
+
+@njit(cache=True)
+def units_in_play(s, T, p):
+    """Units not demobilized (the happiness limit counts all of them, rulings A-37)."""
+    return T[T_MILITARY] - s[MIL_DEMOB + p]
+
+
+@njit(cache=True)
+def over_unit_limit(s, T, p):
+    """A player may never have more units than the happiness zone allows (EN:533, rulings A-37)."""
+    return units_in_play(s, T, p) > T[T_UNITS_ALLOWED + s[HAPPY + p]]
+
+
+@njit(cache=True)
+def push_mutiny_if_needed(s, T):
+    """After a happiness loss: start the mutiny procedure if any seat is over its limit (rulings A-10)."""
+    for p in range(s[NUM_PLAYERS]):
+        if over_unit_limit(s, T, p):
+            push(s, P_MUTINY)
+            return True
+    return False
+
+
+# ----------------------------------------------------------------------------- region tracks
+@njit(cache=True)
+def unit_at(s, r, col):
+    """Seat with a unit in region r, column col, or -1."""
+    for p in range(s[NUM_PLAYERS]):
+        if s[DEP_COL + p * N_REGIONS + r] == col:
+            return p
+    return -1
+
+
+@njit(cache=True)
+def unrest_cap(s, T, r):
+    """Rightmost column unrest may occupy: left of the leftmost military unit (EN:484)."""
+    cap = T[T_TRACK_COLS]
+    for p in range(s[NUM_PLAYERS]):
+        c = s[DEP_COL + p * N_REGIONS + r]
+        if c > 0 and c - 1 < cap:
+            cap = c - 1
+    return cap
+
+
+@njit(cache=True)
+def move_unrest(s, T, r, delta):
+    """Move unrest; it never enters or passes a powder keg or military space, excess ignored (EN:404)."""
+    u = s[UNREST + r]
+    if delta > 0:
+        cap = unrest_cap(s, T, r)
+        u = min(u + delta, max(cap, u))
+    elif delta < 0:
+        u = max(u + delta, s[KEG + r] + 1)
+        u = min(u, s[UNREST + r])
+    gained = u - s[UNREST + r]
+    s[UNREST + r] = u
+    return gained
+
+
+@njit(cache=True)
+def add_keg(s, T, r):
+    """Powder keg +1 (max column 3); unrest is pushed right of it (EN:449)."""
+    if s[KEG + r] < T[T_KEG_MAX]:
+        s[KEG + r] += 1
+    if s[UNREST + r] <= s[KEG + r]:
+        s[UNREST + r] = s[KEG + r] + 1
+
+
+@njit(cache=True)
+def remove_keg(s, r):
+    """Powder keg -1: column k to k-1, column 1 to its start box; at the start box ignored (rulings A-22)."""
+    if s[KEG + r] > 0:
+        s[KEG + r] -= 1
+
+
+@njit(cache=True)
+def reset_unrest_after_uprising(s, T, r):
+    """Uprising step 5: powder keg +1, unrest just right of it (EN:611-616)."""
+    if s[KEG + r] < T[T_KEG_MAX]:
+        s[KEG + r] += 1
+    s[UNREST + r] = s[KEG + r] + 1
+
+
+@njit(cache=True)
+def cap_unrest_at_units(s, T, r):
+    """After a deploy: shift unrest left of the military (EN:484)."""
+    cap = unrest_cap(s, T, r)
+    if s[UNREST + r] > cap:
+        s[UNREST + r] = cap
+
+
+# ----------------------------------------------------------------------------- influence and military
+@njit(cache=True)
+def exhaust_avail(s, p, n):
+    """Move up to n available cubes to Exhausted; returns the number moved."""
+    k = min(n, s[INF_AVAIL + p])
+    s[INF_AVAIL + p] -= k
+    s[INF_EXH + p] += k
+    return k
+
+
+@njit(cache=True)
+def recover_exhausted(s, p, n):
+    """Move up to n exhausted cubes to Available; returns the number moved."""
+    k = min(n, s[INF_EXH + p])
+    s[INF_EXH + p] -= k
+    s[INF_AVAIL + p] += k
+    return k
+
+
+@njit(cache=True)
+def deployed_count(s, p):
+    n = 0
+    for r in range(N_REGIONS):
+        if s[DEP_COL + p * N_REGIONS + r] > 0:
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def demobilize_unit(s, T, p, source, mutiny):
+    """Take a unit from source (0 Available, 1 Exhausted, 2+r region r) to the demobilize track.
+
+    Normal demobilization takes the highest free space, a mutiny the '1' box (EN:509-537)."""
+    if source == 0:
+        s[MIL_AVAIL + p] -= 1
+    elif source == 1:
+        s[MIL_EXH + p] -= 1
+    else:
+        s[DEP_COL + p * N_REGIONS + source - 2] = 0
+    s[MIL_DEMOB + p] += 1
+    np_ = s[NUM_PLAYERS]
+    if mutiny or s[DEMOB_NEXT] >= T[T_DEMOB_N + np_]:
+        gain = T[T_DEMOB_LAST]
+    else:
+        gain = T[T_DEMOB_VAL + np_ * MAX_DEMOB + s[DEMOB_NEXT]]
+        s[DEMOB_NEXT] += 1
+    change_happiness(s, T, p, gain)
+
+
+@njit(cache=True)
+def has_unit(s, T, p):
+    return units_in_play(s, T, p) > 0
+
+
+# ----------------------------------------------------------------------------- issues and counters
+@njit(cache=True)
+def slot_leader(s, slot):
+    """Seat with strictly the most cubes on a slot's issue, or -1."""
+    best, who, tie = 0, -1, False
+    for p in range(s[NUM_PLAYERS]):
+        c = s[SLOT_CUBES + slot * MAX_PLAYERS + p]
+        if c > best:
+            best, who, tie = c, p, False
+        elif c == best and c > 0:
+            tie = True
+    return -1 if tie else who
+
+
+@njit(cache=True)
+def slot_total(s, slot):
+    t = 0
+    for p in range(s[NUM_PLAYERS]):
+        t += s[SLOT_CUBES + slot * MAX_PLAYERS + p]
+    return t
+
+
+@njit(cache=True)
+def issue_counter(s, T, i, slot):
+    """Number of counters of one slot (vocab.COUNTERS) on settled issue i."""
+    o = s[ISSUE_OPT + i]
+    if o < 0 or s[ISSUE_CTRL + i] < 0:
+        return 0
+    n = T[T_OPT_CTR + (i * 4 + o) * N_COUNTERS + slot]
+    if slot == 5:      # naval_uk
+        n += s[ISSUE_NAVAL_UK + i]
+    elif slot == 7:    # naval_usa
+        n += T[T_OPT_NAVAL + i * 4 + o] - s[ISSUE_NAVAL_UK + i]
+    return n
+
+
+@njit(cache=True)
+def counters_of_kind(s, T, i, kind):
+    """Counters of a base kind (vocab.COUNTER_BASE index) on settled issue i, any flag."""
+    if kind < 5:
+        return issue_counter(s, T, i, kind)
+    n = 0
+    base = 5 if kind == 5 else 10
+    for f in range(5):
+        n += issue_counter(s, T, i, base + f)
+    return n
+
+
+@njit(cache=True)
+def count_counters(s, T, kind, cat_mask):
+    """Counters of a base kind on all settled issues (of the categories in cat_mask; -1 all)."""
+    n = 0
+    for i in range(N_ISSUES):
+        if s[ISSUE_CTRL + i] >= 0 and (cat_mask < 0 or (cat_mask >> T[T_ISSUE_CAT + i]) & 1):
+            n += counters_of_kind(s, T, i, kind)
+    return n
+
+
+@njit(cache=True)
+def issues_controlled(s, p):
+    n = 0
+    for i in range(N_ISSUES):
+        if s[ISSUE_CTRL + i] == p:
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def star_total(s, T, p):
+    n = 0
+    for i in range(N_ISSUES):
+        if s[ISSUE_CTRL + i] == p:
+            n += T[T_ISSUE_STARS + i]
+    return n
+
+
+@njit(cache=True)
+def issues_in_region(s, T, p, r):
+    n = 0
+    for i in range(N_ISSUES):
+        if s[ISSUE_CTRL + i] == p and T[T_ISSUE_CAT + i] == r:
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def active_player(s):
+    return s[ACTIVE]
+
+
+@njit(cache=True)
+def event_on_table(s):
+    return s[EV_TABLE]

@@ -1,0 +1,118 @@
+"""Setup (EN 'Setup'): decks, table, waiting room, happiness, powder kegs, unrest, cubes and units."""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .board import push, rand_below, rng_seed
+from .layout import (ACTIVE, BID_HIGH, EV_CUBE, EV_DECK, EV_DECK_N, EV_REG, EV_TABLE, EV_WAIT, FIRST_PLAYER, HAPPY,
+                     INF_AVAIL, ISSUE_CTRL, ISSUE_DECK, ISSUE_DECK_N, ISSUE_DISC, ISSUE_DISC_N, ISSUE_OPT, KEG,
+                     MAX_PLAYERS, MIL_AVAIL, N_EVENTS, N_ISSUES, N_NATIONS, N_REGIONS, N_SLOTS, N_STRATEGIES,
+                     NEGOTIATION, NUM_PLAYERS, PLAYER_STRAT, P_TURN, RET, SETTLING, SLOT_ISSUE, STATE_VERSION,
+                     STRAT_DEALT, UNREST, UP_REGION, VARIANT, VERSION, EV_ITER)
+from .tables import (T_GAME_END, T_HAPPY_START, T_INFLUENCE, T_KEG_START, T_MILITARY, T_N_SETUP_DISC, T_N_TABLE,
+                     T_N_WAITING, T_STRAT_EXTRA, T_UNREST_START, T_VAR_BELOW, T_VAR_HAPPY, T_VAR_SHUFFLE)
+
+
+@njit(cache=True)
+def _shuffle(s, arr, n):
+    for i in range(n - 1, 0, -1):
+        j = rand_below(s, i + 1)
+        t = arr[i]
+        arr[i] = arr[j]
+        arr[j] = t
+
+
+@njit(cache=True)
+def new_game(s, T, num_players, seed, variant, negotiation):
+    """Fill s with a fresh game (3 or 4 players) and push the first turn; the caller runs it."""
+    s[:] = 0
+    s[VERSION] = STATE_VERSION
+    s[NUM_PLAYERS] = num_players
+    s[VARIANT] = variant
+    s[NEGOTIATION] = negotiation
+    rng_seed(s, seed)
+    first = rand_below(s, num_players)          # a random starting Active Player (EN:155)
+    s[FIRST_PLAYER] = first
+    s[ACTIVE] = first
+    for n in range(N_NATIONS):
+        # non-players always start at 20; players per the deck variant (EN:200)
+        s[HAPPY + n] = T[T_VAR_HAPPY + variant] if n < num_players else T[T_HAPPY_START]
+    for p in range(MAX_PLAYERS):
+        s[PLAYER_STRAT + p] = -1
+        if p < num_players:
+            s[INF_AVAIL + p] = T[T_INFLUENCE]
+            s[MIL_AVAIL + p] = T[T_MILITARY]
+    for r in range(N_REGIONS):
+        s[UNREST + r] = T[T_UNREST_START]
+        s[KEG + r] = T[T_KEG_START]
+    for i in range(N_ISSUES):
+        s[ISSUE_CTRL + i] = -1
+        s[ISSUE_OPT + i] = -1
+    # issues: 2 on the table, 3 waiting, 1 discarded; GAME END under the top of the deck (EN:170-188)
+    ge = T[T_GAME_END]
+    pool = np.empty(N_ISSUES - 1, np.int64)
+    k = 0
+    for i in range(N_ISSUES):
+        if i != ge:
+            pool[k] = i
+            k += 1
+    _shuffle(s, pool, k)
+    pos = 0
+    for sl in range(N_SLOTS):
+        s[SLOT_ISSUE + sl] = -1
+    for sl in range(T[T_N_TABLE] + T[T_N_WAITING]):
+        s[SLOT_ISSUE + sl] = pool[pos]
+        pos += 1
+    for _ in range(T[T_N_SETUP_DISC]):
+        s[ISSUE_DISC + s[ISSUE_DISC_N]] = pool[pos]
+        s[ISSUE_DISC_N] += 1
+        pos += 1
+    rest = k - pos
+    below = T[T_VAR_BELOW + variant]
+    mix = T[T_VAR_SHUFFLE + variant]
+    n = 0
+    if mix > 0:
+        # the longest game: GAME END shuffled with five issues at the bottom (EN:188)
+        bottom = np.empty(mix + 1, np.int64)
+        for j in range(mix):
+            bottom[j] = pool[pos + j]
+        bottom[mix] = ge
+        _shuffle(s, bottom, mix + 1)
+        for j in range(mix + 1):
+            s[ISSUE_DECK + n] = bottom[j]
+            n += 1
+        start = pos + mix
+    else:
+        for j in range(min(below, rest)):
+            s[ISSUE_DECK + n] = pool[pos + j]
+            n += 1
+        s[ISSUE_DECK + n] = ge
+        n += 1
+        start = pos + min(below, rest)
+    for j in range(start, k):
+        s[ISSUE_DECK + n] = pool[j]
+        n += 1
+    s[ISSUE_DECK_N] = n
+    # events: 1 on the table, 2 waiting, the rest the deck (EN:190)
+    evs = np.arange(N_EVENTS)
+    _shuffle(s, evs, N_EVENTS)
+    s[EV_TABLE] = evs[0]
+    s[EV_WAIT] = evs[1]
+    s[EV_WAIT + 1] = evs[2]
+    for j in range(3, N_EVENTS):
+        s[EV_DECK + j - 3] = evs[j]
+    s[EV_DECK_N] = N_EVENTS - 3
+    s[EV_CUBE] = -1
+    # strategy cards: one more than the number of players, face up (EN:202)
+    st = np.arange(N_STRATEGIES)
+    _shuffle(s, st, N_STRATEGIES)
+    for j in range(MAX_PLAYERS + 1):
+        s[STRAT_DEALT + j] = st[j] if j < num_players + T[T_STRAT_EXTRA] else -1
+    s[SETTLING] = -1
+    s[BID_HIGH] = -1
+    s[UP_REGION] = -1
+    s[EV_ITER] = -1
+    s[EV_REG] = -1
+    s[RET] = -1
+    push(s, P_TURN, -1, 0)

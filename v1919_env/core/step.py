@@ -1,0 +1,194 @@
+"""The driver: legal actions of the pending decision, applying an action and running the automatic
+steps to the next decision; batch kernels over [batch, state] arrays and random playouts."""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .actions import A_BID_PASS, A_DEMOB, A_FLAG
+from .board import top
+from .events import event_proc, legal_event
+from .layout import (D_ADD_ISSUE, D_ADV_EVENT, D_ADV_ISSUE, D_AFFECTED, D_BID, D_DRAFT, D_EVENT_CUBE,
+                     D_KEEP, D_MODIFIER, D_MUTINY, D_NAVAL, D_OPTION, D_PLACE2, D_SIGN, D_TURN,
+                     D_UPRISING_ISSUE, DECISIONS, F_A0, F_PROC, GAME_OVER, PENDING, PENDING_PLAYER, P_BID, P_DRAFT,
+                     P_EVENT, P_MUTINY, P_OPTION, P_SETTLE, P_TURN, P_UPRISING, STATE_SIZE)
+from .settle import (legal_add_issue, legal_adv_event, legal_adv_issue, legal_event_cube, legal_keep, legal_option,
+                     option_proc, settle_proc)
+from .setup import new_game
+from .turn import legal_demobilize, legal_place_second, legal_turn, mutiny_proc, turn_proc
+from .uprising import (bid_proc, draft_proc, legal_affected, legal_bid, legal_draft, legal_modifier, legal_sign,
+                       legal_uprising_issue, uprising_proc)
+
+MAX_DECISIONS = 20000      # safety cap reported as truncation, not a rule (rulings A-39)
+MAX_LEGAL = 1024
+
+
+@njit(cache=True)
+def legal(s, T, out):
+    """Write the legal action ids of the pending decision into out; return how many (0 when over)."""
+    if s[GAME_OVER] != 0:
+        return 0
+    k = s[PENDING]
+    p = s[PENDING_PLAYER]
+    if k == D_TURN:
+        return legal_turn(s, T, out)
+    if k == D_PLACE2:
+        return legal_place_second(s, p, s[top(s) + F_A0], out, 0)
+    if k == D_OPTION:
+        return legal_option(s, T, out)
+    if k == D_NAVAL:
+        out[0] = A_FLAG
+        out[1] = A_FLAG + 1
+        return 2
+    if k == D_EVENT_CUBE:
+        return legal_event_cube(s, out)
+    if k == D_ADV_ISSUE:
+        return legal_adv_issue(s, out)
+    if k == D_ADV_EVENT:
+        return legal_adv_event(s, out)
+    if k == D_ADD_ISSUE:
+        return legal_add_issue(s, T, out)
+    if k == D_KEEP:
+        return legal_keep(s, out)
+    if k == D_MODIFIER:
+        return legal_modifier(out)
+    if k == D_AFFECTED:
+        return legal_affected(s, out)
+    if k == D_UPRISING_ISSUE:
+        return legal_uprising_issue(s, T, out)
+    if k == D_BID:
+        out[0] = A_BID_PASS
+        return legal_bid(s, T, p, out, 1)
+    if k == D_DRAFT:
+        return legal_draft(s, T, out)
+    if k == D_SIGN and s[top(s) + F_PROC] == P_UPRISING:
+        return legal_sign(out)
+    if k == D_MUTINY:
+        return legal_demobilize(s, p, out, 0, A_DEMOB)
+    return legal_event(s, T, k, out)
+
+
+@njit(cache=True)
+def _dispatch(s, T, kind, a):
+    proc = s[top(s) + F_PROC]
+    if proc == P_TURN:
+        turn_proc(s, T, kind, a)
+    elif proc == P_SETTLE:
+        settle_proc(s, T, kind, a)
+    elif proc == P_OPTION:
+        option_proc(s, T, kind, a)
+    elif proc == P_EVENT:
+        event_proc(s, T, kind, a)
+    elif proc == P_UPRISING:
+        uprising_proc(s, T, kind, a)
+    elif proc == P_BID:
+        bid_proc(s, T, kind, a)
+    elif proc == P_DRAFT:
+        draft_proc(s, T, kind, a)
+    elif proc == P_MUTINY:
+        mutiny_proc(s, T, kind, a)
+    else:
+        raise ValueError("unknown procedure on the frame stack")
+
+
+@njit(cache=True)
+def run(s, T, kind, a):
+    """Apply (kind, a) to the top frame, then run automatic steps to the next decision or the end."""
+    while s[GAME_OVER] == 0:
+        if s[PENDING] != 0:
+            return
+        if s[DECISIONS] > MAX_DECISIONS:
+            s[GAME_OVER] = 2
+            return
+        _dispatch(s, T, kind, a)
+        kind = 0
+        a = -1
+
+
+@njit(cache=True)
+def apply_action(s, T, a):
+    """Apply a legal action (the caller checks legality) and advance to the next decision."""
+    kind = s[PENDING]
+    s[PENDING] = 0
+    s[DECISIONS] += 1
+    run(s, T, kind, a)
+
+
+@njit(cache=True)
+def init_game(s, T, num_players, seed, variant, negotiation):
+    new_game(s, T, num_players, seed, variant, negotiation)
+    run(s, T, 0, -1)
+
+
+# ----------------------------------------------------------------------------- batch kernels
+@njit(cache=True)
+def init_batch(S, T, num_players, seeds, variant, negotiation):
+    for b in range(S.shape[0]):
+        init_game(S[b], T, num_players, seeds[b], variant, negotiation)
+
+
+@njit(cache=True)
+def mask_batch(S, T, M):
+    """M[b, :] = 1 for the legal actions of game b (all zeros when it is over)."""
+    buf = np.empty(MAX_LEGAL, np.int64)
+    M[:] = 0
+    for b in range(S.shape[0]):
+        n = legal(S[b], T, buf)
+        for j in range(n):
+            M[b, buf[j]] = 1
+
+
+@njit(cache=True)
+def step_batch(S, T, actions):
+    """Apply actions[b] to every unfinished game b (actions must be legal)."""
+    for b in range(S.shape[0]):
+        if S[b, GAME_OVER] == 0:
+            apply_action(S[b], T, actions[b])
+
+
+@njit(cache=True)
+def _policy_next(r):
+    r ^= r << np.uint64(13)
+    r ^= r >> np.uint64(7)
+    r ^= r << np.uint64(17)
+    return r
+
+
+@njit(cache=True)
+def random_playout_batch(S, T, policy_seed, max_decisions):
+    """Play every game to the end with uniformly random legal actions; returns total decisions.
+
+    The policy draws from its own generator, so the games' own dice stay reproducible."""
+    buf = np.empty(MAX_LEGAL, np.int64)
+    r = np.uint64(policy_seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(1)
+    total = 0
+    for b in range(S.shape[0]):
+        s = S[b]
+        k = 0
+        while s[GAME_OVER] == 0 and k < max_decisions:
+            n = legal(s, T, buf)
+            r = _policy_next(r)
+            a = buf[np.int64((r >> np.uint64(33)) % np.uint64(n))]
+            apply_action(s, T, a)
+            k += 1
+        total += k
+    return total
+
+
+@njit(cache=True)
+def random_games(num_games, num_players, T, seed, variant, negotiation):
+    """Create and play num_games random games at batch size 1 (a compiled loop); returns decisions."""
+    s = np.zeros(STATE_SIZE, np.int32)
+    buf = np.empty(MAX_LEGAL, np.int64)
+    total = 0
+    r = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(7)
+    for g in range(num_games):
+        init_game(s, T, num_players, seed * 100003 + g, variant, negotiation)
+        while s[GAME_OVER] == 0:
+            n = legal(s, T, buf)
+            r = _policy_next(r)
+            a = buf[np.int64((r >> np.uint64(33)) % np.uint64(n))]
+            apply_action(s, T, a)
+            total += 1
+    return total
+

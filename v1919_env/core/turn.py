@@ -1,0 +1,303 @@
+"""The turn (EN 'Turn Sequence'): one political action (Place Influence, Reclaim, Settle) and
+one optional military action (Deploy, Demobilize) before or after it; mutiny; the
+negotiation transfer variant."""
+from __future__ import annotations
+
+from numba import njit
+
+from .actions import (A_DEMOB, A_DEPLOY, A_END_TURN, A_PASS_POLITICAL, A_PLACE, A_RECLAIM, A_SETTLE, A_TRANSFER)
+from .board import (cap_unrest_at_units, change_happiness, decide, demobilize_unit, over_unit_limit, pop, push,
+                    push_mutiny_if_needed, recover_exhausted, slot_total, top, unit_at)
+from .layout import (ACTIVE, D_MUTINY, D_PLACE2, D_TURN, DEP_COL, F_A0, INF_AVAIL, INF_EXH, MAX_PLAYERS,
+                     MIL_AVAIL, MIL_DONE, MIL_EXH, N_REGIONS, N_SLOTS, N_TABLE, NEGOTIATION, NUM_PLAYERS,
+                     POL_DONE, P_SETTLE, SLOT_CUBES, SLOT_ISSUE, TURN_NO)
+from .tables import (T_DEP_HAPPY, T_DEP_INF, T_FIRST_DEP_COL, T_RECLAIM_MAX, T_TRACK_COLS, T_TRANSFER_MAX)
+
+
+# ----------------------------------------------------------------------------- Place Influence
+@njit(cache=True)
+def need_to_lead(s, slot, p):
+    """Cubes p must add to a slot's issue to have strictly more than any single other player."""
+    mine = s[SLOT_CUBES + slot * MAX_PLAYERS + p]
+    most = 0
+    for q in range(s[NUM_PLAYERS]):
+        if q != p:
+            c = s[SLOT_CUBES + slot * MAX_PLAYERS + q]
+            if c > most:
+                most = c
+    need = most - mine + 1
+    return need if need > 1 else 1
+
+
+@njit(cache=True)
+def legal_place_first(s, p, out, n):
+    """First placements (slot, k) that leave a legal second placement (no dead ends, EN:254-262)."""
+    avail = s[INF_AVAIL + p]
+    for s1 in range(N_SLOTS):
+        if s[SLOT_ISSUE + s1] < 0:
+            continue
+        need1 = need_to_lead(s, s1, p)
+        best2 = 99
+        for s2 in range(N_SLOTS):
+            if s2 != s1 and s[SLOT_ISSUE + s2] >= 0:
+                k2 = need_to_lead(s, s2, p)
+                if k2 < best2:
+                    best2 = k2
+        for k in range(need1, avail - best2 + 1):
+            if k <= 15:
+                out[n] = A_PLACE + s1 * 15 + k - 1
+                n += 1
+    return n
+
+
+@njit(cache=True)
+def legal_place_second(s, p, first, out, n):
+    avail = s[INF_AVAIL + p]
+    for s2 in range(N_SLOTS):
+        if s2 == first or s[SLOT_ISSUE + s2] < 0:
+            continue
+        for k in range(need_to_lead(s, s2, p), min(avail, 15) + 1):
+            out[n] = A_PLACE + s2 * 15 + k - 1
+            n += 1
+    return n
+
+
+# ----------------------------------------------------------------------------- Reclaim
+@njit(cache=True)
+def deployed_mask(s, p):
+    m = 0
+    for r in range(N_REGIONS):
+        if s[DEP_COL + p * N_REGIONS + r] > 0:
+            m |= 1 << r
+    return m
+
+
+@njit(cache=True)
+def legal_reclaim(s, T, p, out, n):
+    """Up to 6 exhausted cubes, all exhausted units, any deployed units; at least one thing (EN:274-280)."""
+    kmax = min(T[T_RECLAIM_MAX], s[INF_EXH + p])
+    dm = deployed_mask(s, p)
+    for k in range(kmax + 1):
+        for m in range(32):
+            if m & ~dm:
+                continue
+            if k == 0 and m == 0 and s[MIL_EXH + p] == 0:
+                continue
+            out[n] = A_RECLAIM + k * 32 + m
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def do_reclaim(s, p, k, m):
+    recover_exhausted(s, p, k)
+    s[MIL_AVAIL + p] += s[MIL_EXH + p]
+    s[MIL_EXH + p] = 0
+    for r in range(N_REGIONS):
+        if (m >> r) & 1:
+            s[DEP_COL + p * N_REGIONS + r] = 0
+            s[MIL_AVAIL + p] += 1
+
+
+# ----------------------------------------------------------------------------- Settle
+@njit(cache=True)
+def legal_settle(s, out, n):
+    """Only table issues with at least one cube may be settled (EN:284)."""
+    for sl in range(N_TABLE):
+        if s[SLOT_ISSUE + sl] >= 0 and slot_total(s, sl) > 0:
+            out[n] = A_SETTLE + sl
+            n += 1
+    return n
+
+
+# ----------------------------------------------------------------------------- Deploy and Demobilize
+@njit(cache=True)
+def legal_deploy(s, T, p, out, n):
+    """One unit from Available or a region to an empty space in columns 5-8, one unit per region (EN:472-505)."""
+    c0 = T[T_FIRST_DEP_COL]
+    ncols = T[T_TRACK_COLS] - c0 + 1
+    for src in range(N_REGIONS + 1):
+        if src == 0:
+            if s[MIL_AVAIL + p] == 0:
+                continue
+        elif s[DEP_COL + p * N_REGIONS + src - 1] == 0:
+            continue
+        for r in range(N_REGIONS):
+            if src != r + 1 and s[DEP_COL + p * N_REGIONS + r] > 0:
+                continue
+            for c in range(c0, c0 + ncols):
+                if unit_at(s, r, c) < 0:
+                    out[n] = A_DEPLOY + (src * N_REGIONS + r) * 4 + c - c0
+                    n += 1
+    return n
+
+
+@njit(cache=True)
+def do_deploy(s, T, p, src, r, c):
+    """Place the unit, take its column's immediate effects, cap unrest (EN:480-497, rulings A-25)."""
+    if src == 0:
+        s[MIL_AVAIL + p] -= 1
+    else:
+        s[DEP_COL + p * N_REGIONS + src - 1] = 0
+    s[DEP_COL + p * N_REGIONS + r] = c
+    recover_exhausted(s, p, T[T_DEP_INF + c])
+    change_happiness(s, T, p, -T[T_DEP_HAPPY + c])
+    cap_unrest_at_units(s, T, r)
+
+
+@njit(cache=True)
+def legal_demobilize(s, p, out, n, base):
+    """Sources: Available (0), Exhausted (1), a deployed unit (2 + region) (EN:507-523)."""
+    if s[MIL_AVAIL + p] > 0:
+        out[n] = base
+        n += 1
+    if s[MIL_EXH + p] > 0:
+        out[n] = base + 1
+        n += 1
+    for r in range(N_REGIONS):
+        if s[DEP_COL + p * N_REGIONS + r] > 0:
+            out[n] = base + 2 + r
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def legal_transfer(s, T, p, out, n):
+    """Negotiations 5 (EN:704): up to 6 of your available cubes to Exhausted so another reclaims as many."""
+    for q in range(s[NUM_PLAYERS]):
+        if q == p:
+            continue
+        kmax = min(T[T_TRANSFER_MAX], s[INF_AVAIL + p], s[INF_EXH + q])
+        for k in range(1, kmax + 1):
+            out[n] = A_TRANSFER + q * 6 + k - 1
+            n += 1
+    return n
+
+
+# ----------------------------------------------------------------------------- the turn procedure
+@njit(cache=True)
+def legal_turn(s, T, out):
+    p = s[ACTIVE]
+    n = 0
+    f = top(s)
+    if s[POL_DONE] == 0:
+        n = legal_place_first(s, p, out, n)
+        n = legal_settle(s, out, n)
+        n = legal_reclaim(s, T, p, out, n)
+        if n == 0:
+            out[0] = A_PASS_POLITICAL      # rulings A-28
+            n = 1
+    if s[MIL_DONE] == 0:
+        n = legal_deploy(s, T, p, out, n)
+        n = legal_demobilize(s, p, out, n, A_DEMOB)
+    if s[POL_DONE] == 1:
+        out[n] = A_END_TURN
+        n += 1
+    if s[NEGOTIATION] == 1 and s[f + F_A0 + 1] == 0:
+        n = legal_transfer(s, T, p, out, n)
+    return n
+
+
+@njit(cache=True)
+def end_turn(s):
+    s[ACTIVE] = (s[ACTIVE] + 1) % s[NUM_PLAYERS]
+    s[TURN_NO] += 1
+    s[POL_DONE] = 0
+    s[MIL_DONE] = 0
+    f = top(s)
+    s[f + F_A0] = -1
+    s[f + F_A0 + 1] = 0
+
+
+@njit(cache=True)
+def turn_proc(s, T, kind, a):
+    """Bottom frame: a0 = first placement slot (-1), a1 = transfer used this turn."""
+    f = top(s)
+    p = s[ACTIVE]
+    if kind == 0:
+        if s[POL_DONE] == 1 and s[MIL_DONE] == 1:
+            end_turn(s)
+            p = s[ACTIVE]
+        decide(s, D_TURN, p)
+        return
+    if kind == D_PLACE2:
+        sl = (a - A_PLACE) // 15
+        k = (a - A_PLACE) % 15 + 1
+        s[SLOT_CUBES + sl * MAX_PLAYERS + p] += k
+        s[INF_AVAIL + p] -= k
+        s[f + F_A0] = -1
+        s[POL_DONE] = 1
+        return
+    # kind == D_TURN
+    if a == A_END_TURN:
+        s[MIL_DONE] = 1
+        return
+    if a == A_PASS_POLITICAL:
+        s[POL_DONE] = 1
+        return
+    if A_PLACE <= a < A_SETTLE:
+        sl = (a - A_PLACE) // 15
+        k = (a - A_PLACE) % 15 + 1
+        s[SLOT_CUBES + sl * MAX_PLAYERS + p] += k
+        s[INF_AVAIL + p] -= k
+        s[f + F_A0] = sl
+        decide(s, D_PLACE2, p)
+        return
+    if A_SETTLE <= a < A_RECLAIM:
+        s[POL_DONE] = 1
+        push(s, P_SETTLE, a - A_SETTLE)
+        return
+    if A_RECLAIM <= a < A_DEPLOY:
+        x = a - A_RECLAIM
+        do_reclaim(s, p, x // 32, x % 32)
+        s[POL_DONE] = 1
+        return
+    if A_DEPLOY <= a < A_DEMOB:
+        x = a - A_DEPLOY
+        src = x // (N_REGIONS * 4)
+        r = (x // 4) % N_REGIONS
+        c = x % 4 + T[T_FIRST_DEP_COL]
+        do_deploy(s, T, p, src, r, c)
+        s[MIL_DONE] = 1
+        push_mutiny_if_needed(s, T)
+        return
+    if A_DEMOB <= a < A_DEMOB + 7:
+        demobilize_unit(s, T, p, a - A_DEMOB, False)
+        s[MIL_DONE] = 1
+        return
+    if A_TRANSFER <= a < A_TRANSFER + 24:
+        q = (a - A_TRANSFER) // 6
+        k = (a - A_TRANSFER) % 6 + 1
+        s[INF_AVAIL + p] -= k
+        s[INF_EXH + p] += k
+        recover_exhausted(s, q, k)
+        s[f + F_A0 + 1] = 1
+        return
+    raise ValueError("turn: unexpected action")
+
+
+# ----------------------------------------------------------------------------- mutiny
+@njit(cache=True)
+def mutiny_player(s, T):
+    """First seat clockwise from the active player that is over its unit limit, or -1 (rulings A-10)."""
+    n = s[NUM_PLAYERS]
+    for i in range(n):
+        p = (s[ACTIVE] + i) % n
+        if over_unit_limit(s, T, p):
+            return p
+    return -1
+
+
+@njit(cache=True)
+def mutiny_proc(s, T, kind, a):
+    """Forced demobilization to the '1' box until every seat is within its zone's limit (EN:531-539)."""
+    if kind == D_MUTINY:
+        p = s[top(s) + F_A0]
+        demobilize_unit(s, T, p, a - A_DEMOB, True)
+    p = mutiny_player(s, T)
+    if p < 0:
+        pop(s)
+        return
+    s[top(s) + F_A0] = p
+    decide(s, D_MUTINY, p)
+
