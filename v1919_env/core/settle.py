@@ -186,13 +186,12 @@ def settle_proc(s, T, kind, a):
         s[f + F_A0 + 2] = ctrl
         s[SLOT_ISSUE + sl] = -1
         s[ISSUE_CTRL + i] = ctrl
+        _account_influence(s, sl, ctrl)
         if i == T[T_GAME_END]:
-            # GAME END: the majority takes it (7 VP); nothing else of the procedure (EN:716-720)
-            for p in range(s[NUM_PLAYERS]):
-                s[SLOT_CUBES + sl * MAX_PLAYERS + p] = 0
+            # GAME END: the majority takes it (7 VP) and the game ends; nothing else of the
+            # procedure (EN:716-720). The cubes are accounted as usual only to keep them counted.
             s[GAME_OVER] = 1
             return
-        _account_influence(s, sl, ctrl)
         s[SETTLING] = i
         s[SETTLE_GAINED] = 0
         s[f + F_STEP] = 1

@@ -1,0 +1,164 @@
+"""Encode, decode and describe action ids of the flat action space (core/actions.py has the table).
+
+>>> from v1919_env import actions
+>>> a = actions.encode("place", slot=1, n=4)
+>>> actions.decode(a)
+Action(kind='place', params={'slot': 1, 'n': 4})
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from .core.actions import NUM_ACTIONS, SEGMENT_BASE, SEGMENT_SIZE, SEGMENTS
+from .vocab import NATIONS, REGIONS
+
+__all__ = ["Action", "encode", "decode", "describe", "NUM_ACTIONS", "SEGMENTS", "segment_table"]
+
+# parameters whose values are not 0-based counters
+_OFFSETS = {("place", "n"): 1, ("deploy", "column"): 5, ("modifier", "delta"): -1, ("transfer", "n"): 1,
+            ("choose_issue", "issue"): 1, ("draft", "strategy"): 1}
+_PARAMS = dict(SEGMENTS)
+
+
+class Action(NamedTuple):
+    kind: str
+    params: dict
+
+
+def encode(kind: str, **params) -> int:
+    """Action id of a segment and its parameters (e.g. encode('bid', in_region=1, available=0, influence=2))."""
+    if kind not in _PARAMS:
+        raise ValueError(f"unknown action kind {kind!r}; kinds: {', '.join(SEGMENT_BASE)}")
+    spec = _PARAMS[kind]
+    names = [p for p, _ in spec]
+    extra = set(params) - set(names)
+    missing = set(names) - set(params)
+    if extra or missing:
+        raise ValueError(f"{kind} takes parameters {names}; got {sorted(params)}")
+    off = 0
+    for p, size in spec:
+        v = int(params[p]) - _OFFSETS.get((kind, p), 0)
+        if not 0 <= v < size:
+            lo = _OFFSETS.get((kind, p), 0)
+            raise ValueError(f"{kind}.{p} must be in {lo}..{lo + size - 1}, got {params[p]}")
+        off = off * size + v
+    return SEGMENT_BASE[kind] + off
+
+
+def decode(action: int) -> Action:
+    """The (kind, params) of an action id."""
+    a = int(action)
+    if not 0 <= a < NUM_ACTIONS:
+        raise ValueError(f"action id {a} out of range 0..{NUM_ACTIONS - 1}")
+    for kind, spec in SEGMENTS:
+        base = SEGMENT_BASE[kind]
+        if base <= a < base + SEGMENT_SIZE[kind]:
+            off = a - base
+            vals = {}
+            for p, size in reversed(spec):
+                vals[p] = off % size + _OFFSETS.get((kind, p), 0)
+                off //= size
+            return Action(kind, {p: vals[p] for p, _ in spec})
+    raise AssertionError("unreachable")
+
+
+def _region(r):
+    return REGIONS[r].replace("_", " ").title()
+
+
+def describe(action: int, game=None) -> str:
+    """A human-readable sentence for an action id (names issues and slots when a game is given)."""
+    kind, p = decode(action)
+
+    def slot_name(sl):
+        where = "table" if sl < 2 else "waiting room"
+        if game is not None:
+            i = game.slot_issue(sl)
+            if i is not None:
+                return f"{game.issue_name(i)} ({where})"
+        return f"{where} slot {sl}"
+
+    if kind == "end_turn":
+        return "end the turn (no military action)"
+    if kind == "pass_political":
+        return "pass: no political action is possible"
+    if kind == "place":
+        return f"place {p['n']} influence on {slot_name(p['slot'])}"
+    if kind == "settle":
+        return f"settle {slot_name(p['slot'])}"
+    if kind == "reclaim":
+        regs = [_region(r) for r in range(5) if (p["recall"] >> r) & 1]
+        s = f"reclaim {p['n']} influence and all exhausted military"
+        return s + (f", recall units from {', '.join(regs)}" if regs else "")
+    if kind == "deploy":
+        src = "available" if p["source"] == 0 else f"{_region(p['source'] - 1)}"
+        return f"deploy a unit from {src} to {_region(p['region'])} column {p['column']}"
+    if kind == "demobilize":
+        src = ("available", "exhausted")[p["source"]] if p["source"] < 2 else _region(p["source"] - 2)
+        return f"demobilize a unit from {src}"
+    if kind == "option":
+        if game is not None and game.option_issue() is not None:
+            return f"choose option '{game.option_name(game.option_issue(), p['option'])}'"
+        return f"choose option {p['option'] + 1}"
+    if kind == "naval_flag":
+        return f"place the naval counter with the {('UK', 'USA')[p['flag']]} flag"
+    if kind == "accept":
+        return "accept" if p["yes"] else "decline"
+    if kind == "advance_issue":
+        return f"move {slot_name(2 + p['slot'])} to the table"
+    if kind == "advance_event":
+        name = f"waiting event {p['slot']}"
+        if game is not None:
+            e = game.waiting_event(p["slot"])
+            if e is not None:
+                name = game.event_name(e)
+        return f"move {name} to the table"
+    if kind == "add_issue":
+        if p["source"] == 3:
+            return "draw two issues and keep one"
+        return f"take discard #{p['source'] + 1} into the waiting room (cost {p['source']})"
+    if kind == "keep":
+        return f"keep the {('first', 'second')[p['which']]} drawn issue"
+    if kind == "modifier":
+        return {-1: "subtract 1 from the uprising roll", 0: "do not modify the uprising roll",
+                1: "add 1 to the uprising roll"}[p["delta"]]
+    if kind == "choose_player":
+        return f"choose {_seat_name(game, p['seat'])}"
+    if kind == "choose_region":
+        return f"choose {_region(p['region'])}"
+    if kind == "choose_issue":
+        return f"choose {game.issue_name(p['issue'] - 1) if game is not None else 'issue #%d' % p['issue']}"
+    if kind == "bid_pass":
+        return "pass (out of the bidding)"
+    if kind == "bid":
+        return (f"bid {p['in_region']} in-region unit(s), {p['available']} available unit(s) and "
+                f"{p['influence']} influence")
+    if kind == "draft":
+        name = game.strategy_name(p["strategy"] - 1) if game is not None else f"#{p['strategy']}"
+        return f"take strategy card {name}"
+    if kind == "branch":
+        return f"choose alternative {p['branch'] + 1}"
+    if kind == "sign":
+        return ("remove / subtract", "add")[p["add"]]
+    if kind == "unit_to_available":
+        src = "exhausted" if p["source"] == 0 else _region(p["source"] - 1)
+        return f"move a unit from {src} to available"
+    if kind == "unit_to_exhausted":
+        return f"move the unit in {_region(p['region'])} to exhausted"
+    if kind == "transfer":
+        return f"negotiate: exhaust {p['n']} of your influence so {_seat_name(game, p['seat'])} reclaims {p['n']}"
+    return kind
+
+
+def _seat_name(game, seat):
+    return NATIONS[seat].upper() if game is None or seat < game.num_players else f"seat {seat}"
+
+
+def segment_table() -> str:
+    """The segment table as Markdown (first id, size, parameters)."""
+    rows = ["| segment | first id | size | parameters |", "|---|---|---|---|"]
+    for kind, spec in SEGMENTS:
+        params = ", ".join(f"{p} {_OFFSETS.get((kind, p), 0)}..{_OFFSETS.get((kind, p), 0) + n - 1}"
+                           for p, n in spec) or "-"
+        rows.append(f"| {kind} | {SEGMENT_BASE[kind]} | {SEGMENT_SIZE[kind]} | {params} |")
+    return "\n".join(rows)

@@ -1,0 +1,228 @@
+"""`Game`: the Python facade over the compiled core (one game = one int32 array).
+
+    g = Game.new(num_players=4, seed=0)
+    while not g.is_over:
+        g.step(g.legal_actions()[0])
+    print(g.scores())
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from . import actions as codec
+from .cards import CardSet, load_card_set
+from .core import layout as L
+from .core import tables as TB
+from .core.scoring import N_SCORE_COLS, SC_FLAGS, SC_HAPPINESS, SC_ISSUES, SC_STRATEGY, SC_TOTAL, final_scores, winners
+from .core.step import MAX_LEGAL, apply_action, init_game, legal
+from .position import PositionError  # noqa: F401  (re-exported)
+from .vocab import NATIONS
+
+POSITION_FORMAT = "v1919-position"
+POSITION_VERSION = 1
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal now; the game is left unchanged."""
+
+
+@lru_cache(maxsize=8)
+def _tables(card_set_key):
+    cs = load_card_set(None if card_set_key == "<standard>" else card_set_key)
+    return cs, TB.build(cs)
+
+
+def card_tables(card_set: str | None = None) -> tuple[CardSet, np.ndarray]:
+    """(CardSet, table vector) for a card-set path (None: the shipped set); cached."""
+    return _tables("<standard>" if card_set is None else str(card_set))
+
+
+def variant_names(cs: CardSet) -> list[str]:
+    return [v["id"] for v in cs.raw["board"]["deck_variants"]["value"]]
+
+
+class Game:
+    """A game of Versailles 1919 (3 or 4 players) over the compiled rules core."""
+
+    __slots__ = ("state", "cards", "T", "_buf")
+
+    def __init__(self, state: np.ndarray, cards: CardSet, T: np.ndarray):
+        self.state = state
+        self.cards = cards
+        self.T = T
+        self._buf = np.empty(MAX_LEGAL, np.int64)
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def new(cls, num_players: int = 4, seed: int = 0, variant: str = "standard", negotiation: bool = False,
+            card_set: str | None = None) -> "Game":
+        """A new game after setup, at the first decision. variant: the board's deck variants
+        (standard, short15, long10, longest); negotiation: the Negotiations-5 transfer action."""
+        if num_players not in (3, 4):
+            raise ValueError(f"num_players must be 3 or 4 (the 1- and 2-player rules are not implemented yet), "
+                             f"got {num_players}")
+        cs, T = card_tables(card_set)
+        names = variant_names(cs)
+        if variant not in names:
+            raise ValueError(f"unknown variant {variant!r}; choose one of {names}")
+        s = np.zeros(L.STATE_SIZE, L.STATE_DTYPE)
+        init_game(s, T, num_players, int(seed) & 0x7FFFFFFFFFFFFFFF, names.index(variant), int(negotiation))
+        return cls(s, cs, T)
+
+    def clone(self) -> "Game":
+        return Game(self.state.copy(), self.cards, self.T)
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def num_players(self) -> int:
+        return int(self.state[L.NUM_PLAYERS])
+
+    @property
+    def current_player(self) -> int:
+        """Seat that must decide now (-1 when the game is over)."""
+        return -1 if self.is_over else int(self.state[L.PENDING_PLAYER])
+
+    @property
+    def active_player(self) -> int:
+        return int(self.state[L.ACTIVE])
+
+    @property
+    def is_over(self) -> bool:
+        return bool(self.state[L.GAME_OVER])
+
+    @property
+    def truncated(self) -> bool:
+        """True if the engine's safety cap ended the game (rulings A-39), not the rules."""
+        return int(self.state[L.GAME_OVER]) == 2
+
+    @property
+    def decision(self) -> str:
+        """Name of the pending decision (e.g. 'turn', 'bid', 'option'); 'game_over' at the end."""
+        return "game_over" if self.is_over else L.DECISION_NAMES.get(int(self.state[L.PENDING]), "?")
+
+    @property
+    def decisions_taken(self) -> int:
+        return int(self.state[L.DECISIONS])
+
+    def legal_actions(self) -> np.ndarray:
+        n = legal(self.state, self.T, self._buf)
+        return self._buf[:n].copy()
+
+    def action_mask(self) -> np.ndarray:
+        m = np.zeros(codec.NUM_ACTIONS, np.int8)
+        n = legal(self.state, self.T, self._buf)
+        m[self._buf[:n]] = 1
+        return m
+
+    # ------------------------------------------------------------------ acting
+    def step(self, action: int) -> None:
+        """Apply a legal action; an illegal one raises IllegalActionError and changes nothing."""
+        a = int(action)
+        n = legal(self.state, self.T, self._buf)
+        if a not in self._buf[:n]:
+            if self.is_over:
+                raise IllegalActionError(f"the game is over; no action is legal (got {a})")
+            listing = "; ".join(f"{int(x)}: {codec.describe(int(x), self)}" for x in self._buf[:min(n, 20)])
+            more = f" (and {n - 20} more)" if n > 20 else ""
+            what = codec.describe(a, self) if 0 <= a < codec.NUM_ACTIONS else "out of range"
+            raise IllegalActionError(
+                f"action {a} ({what}) is not legal in phase '{self.decision}' for {self.seat_name(self.current_player)}"
+                f"; legal actions: {listing}{more}")
+        apply_action(self.state, self.T, a)
+
+    def describe(self, action: int) -> str:
+        return codec.describe(int(action), self)
+
+    # ------------------------------------------------------------------ scoring
+    def scores(self) -> list[dict]:
+        """Final-scoring breakdown per seat (valid at any time; final when the game is over)."""
+        out = np.zeros((L.MAX_PLAYERS, N_SCORE_COLS), np.int64)
+        final_scores(self.state, self.T, out)
+        win = winners(self.state, self.T, out)
+        res = []
+        for p in range(self.num_players):
+            res.append({"seat": p, "nation": NATIONS[p], "issues": int(out[p, SC_ISSUES]),
+                        "flags": int(out[p, SC_FLAGS]), "strategy": int(out[p, SC_STRATEGY]),
+                        "happiness": int(out[p, SC_HAPPINESS]), "total": int(out[p, SC_TOTAL]),
+                        "winner": bool((win >> p) & 1)})
+        return res
+
+    # ------------------------------------------------------------------ names (for describe / render)
+    def seat_name(self, p: int) -> str:
+        return NATIONS[p].upper() if 0 <= p < self.num_players else "nobody"
+
+    def issue_name(self, i: int) -> str:
+        return self.cards.issue(i + 1)["name"]
+
+    def event_name(self, e: int) -> str:
+        return self.cards.raw["events"][[r["number"] for r in self.cards.raw["events"]].index(e + 1)]["name"]
+
+    def strategy_name(self, k: int) -> str:
+        return [r["name"] for r in self.cards.raw["strategies"] if r["number"] == k + 1][0]
+
+    def option_name(self, i: int, o: int) -> str:
+        return self.cards.issue(i + 1)["options"][o]["name"]
+
+    def slot_issue(self, sl: int):
+        i = int(self.state[L.SLOT_ISSUE + sl])
+        return None if i < 0 else i
+
+    def waiting_event(self, w: int):
+        e = int(self.state[L.EV_WAIT + w])
+        return None if e < 0 else e
+
+    def option_issue(self):
+        """Issue whose option is being chosen, if that is the pending decision."""
+        if self.state[L.PENDING] in (L.D_OPTION, L.D_NAVAL):
+            return int(self.state[L.STACK + (self.state[L.SP] - 1) * L.FRAME_W + L.F_A0])
+        return None
+
+    # ------------------------------------------------------------------ hidden information
+    def determinize(self, seed: int) -> "Game":
+        """A copy whose hidden information (the order of the issue and event decks, the dice) is
+        resampled consistently with what every player can see (for search agents)."""
+        g = self.clone()
+        s = g.state
+        rng = np.random.default_rng(seed)
+        ge = int(self.T[TB.T_GAME_END])
+        n = int(s[L.ISSUE_DECK_N])
+        deck = s[L.ISSUE_DECK:L.ISSUE_DECK + n].copy()
+        # the position of GAME END in the deck is public knowledge (it was dealt at a known depth)
+        others = [int(x) for x in deck if x != ge]
+        rng.shuffle(others)
+        it = iter(others)
+        s[L.ISSUE_DECK:L.ISSUE_DECK + n] = [ge if x == ge else next(it) for x in deck]
+        m = int(s[L.EV_DECK_N])
+        ev = s[L.EV_DECK:L.EV_DECK + m].copy()
+        rng.shuffle(ev)
+        s[L.EV_DECK:L.EV_DECK + m] = ev
+        z = int(rng.integers(1, 2 ** 31))
+        s[L.RNG] = z
+        s[L.RNG + 1] = int(rng.integers(1, 2 ** 31))
+        return g
+
+    # ------------------------------------------------------------------ positions
+    def to_dict(self) -> dict:
+        from .position import to_dict
+        return to_dict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Game":
+        from .position import from_dict
+        return from_dict(cls, d)
+
+    def render(self) -> str:
+        from .render import render_text
+        return render_text(self)
+
+    def __repr__(self) -> str:
+        return (f"Game({self.num_players}p, turn {int(self.state[L.TURN_NO])}, {self.decision} by "
+                f"{self.seat_name(self.current_player)}, cards {self.cards.label})")
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Game) and np.array_equal(self.state, other.state)
+
+    __hash__ = None
+

@@ -1,0 +1,79 @@
+"""A readable text rendering of the board (drawing only; no rules here)."""
+from __future__ import annotations
+
+from .core import layout as L
+from .core.tables import T_ISSUE_STARS, T_THRESH
+from .vocab import NATIONS, REGIONS
+
+_SHORT = {"uk": "UK", "france": "FR", "usa": "US", "italy": "IT", "japan": "JP"}
+
+
+def _cubes(g, sl):
+    s = g.state
+    parts = [f"{_SHORT[NATIONS[p]]}{int(s[L.SLOT_CUBES + sl * L.MAX_PLAYERS + p])}" for p in range(g.num_players)
+             if s[L.SLOT_CUBES + sl * L.MAX_PLAYERS + p] > 0]
+    return " ".join(parts) or "-"
+
+
+def render_text(g) -> str:
+    s, T = g.state, g.T
+    np_ = g.num_players
+    out = []
+    over = " - GAME OVER" + (" (truncated)" if g.truncated else "") if g.is_over else ""
+    out.append(f"Versailles 1919 | {np_} players | turn {int(s[L.TURN_NO])} | active "
+               f"{g.seat_name(g.active_player)} | decision: {g.decision} by {g.seat_name(g.current_player)}{over}")
+    out.append("Happiness: " + "  ".join(f"{_SHORT[n]} {int(s[L.HAPPY + k])}" for k, n in enumerate(NATIONS)))
+    out.append("")
+    out.append("Players      influence(av/ex)  military(av/ex/demob)  deployed                 strategy")
+    for p in range(np_):
+        dep = ", ".join(f"{REGIONS[r]}@{int(s[L.DEP_COL + p * L.N_REGIONS + r])}" for r in range(L.N_REGIONS)
+                        if s[L.DEP_COL + p * L.N_REGIONS + r] > 0) or "-"
+        st = int(s[L.PLAYER_STRAT + p])
+        out.append(f"  {NATIONS[p]:<10} {int(s[L.INF_AVAIL + p]):>6}/{int(s[L.INF_EXH + p]):<10}"
+                   f"{int(s[L.MIL_AVAIL + p]):>6}/{int(s[L.MIL_EXH + p])}/{int(s[L.MIL_DEMOB + p]):<11}"
+                   f" {dep:<24} {g.strategy_name(st) if st >= 0 else '-'}")
+    out.append("")
+    out.append("Region tracks (columns 1-8; K powder keg, * unrest, letters = units, threshold below)")
+    for r in range(L.N_REGIONS):
+        cells = []
+        for c in range(1, 9):
+            mark = "."
+            if s[L.KEG + r] >= c:
+                mark = "K"
+            if s[L.UNREST + r] == c:
+                mark = "*"
+            for p in range(np_):
+                if s[L.DEP_COL + p * L.N_REGIONS + r] == c:
+                    mark = _SHORT[NATIONS[p]][0]
+            cells.append(mark)
+        out.append(f"  {REGIONS[r]:<12} [{' '.join(cells)}]  unrest {int(s[L.UNREST + r])}")
+    out.append("  " + " " * 12 + " " + " ".join(str(int(T[T_THRESH + c])) if T[T_THRESH + c] else "X"
+                                                for c in range(1, 9)))
+    out.append("")
+    for title, rng in (("On the table", range(L.N_TABLE)), ("Waiting room", range(L.N_TABLE, L.N_SLOTS))):
+        out.append(f"{title}:")
+        for sl in rng:
+            i = g.slot_issue(sl)
+            if i is None:
+                out.append(f"  [{sl}] (empty)")
+            else:
+                out.append(f"  [{sl}] {g.issue_name(i)} ({int(T[T_ISSUE_STARS + i])}*)  cubes: {_cubes(g, sl)}")
+    ev = int(s[L.EV_TABLE])
+    cube = int(s[L.EV_CUBE])
+    out.append("Event on the table: " + (g.event_name(ev) + (f" (cube: {g.seat_name(cube)})" if cube >= 0 else "")
+                                         if ev >= 0 else "-"))
+    out.append("Events waiting: " + ", ".join(g.event_name(int(e)) for e in s[L.EV_WAIT:L.EV_WAIT + 2] if e >= 0))
+    disc = [g.issue_name(int(x)) for x in s[L.ISSUE_DISC:L.ISSUE_DISC + int(s[L.ISSUE_DISC_N])]][::-1][:3]
+    out.append(f"Issue deck: {int(s[L.ISSUE_DECK_N])} cards | discards (top first): {', '.join(disc) or '-'}")
+    out.append("")
+    out.append("Settled issues:")
+    for p in range(np_):
+        held = [f"{g.issue_name(i)} ({int(T[T_ISSUE_STARS + i])}*)" for i in range(L.N_ISSUES)
+                if s[L.ISSUE_CTRL + i] == p]
+        out.append(f"  {NATIONS[p]:<10} {', '.join(held) or '-'}")
+    if g.is_over:
+        out.append("")
+        out.append("Final scores: " + "  ".join(
+            f"{r['nation']} {r['total']} (issues {r['issues']}, flags {r['flags']}, strategy {r['strategy']}, "
+            f"happiness {r['happiness']}){' WINNER' if r['winner'] else ''}" for r in g.scores()))
+    return "\n".join(out)
