@@ -25,6 +25,44 @@ def _cmd_data(args) -> int:
     return 0
 
 
+def _cmd_demo(args) -> int:
+    import numpy as np
+
+    from .game import Game
+
+    g = Game.new(args.players, seed=args.seed, variant=args.variant)
+    rng = np.random.default_rng(args.seed)
+    print(g.render())
+    print()
+    last_turn = -1
+    while not g.is_over:
+        acts = g.legal_actions()
+        a = int(acts[rng.integers(len(acts))])
+        who = g.seat_name(g.current_player)
+        turn = int(g.to_dict()["turn"]) if args.log else 0
+        if args.log:
+            if turn != last_turn:
+                print(f"-- turn {turn + 1}: {g.seat_name(g.active_player)} is active")
+                last_turn = turn
+            print(f"   {who:<7} [{g.decision}] {g.describe(a)}")
+        g.step(a)
+    print()
+    print(g.render())
+    print()
+    print(f"{'nation':<8}{'issues':>8}{'flags':>7}{'strategy':>10}{'happiness':>11}{'total':>7}")
+    for r in g.scores():
+        print(f"{r['nation']:<8}{r['issues']:>8}{r['flags']:>7}{r['strategy']:>10}{r['happiness']:>11}{r['total']:>7}"
+              f"{'  winner' if r['winner'] else ''}")
+    print(f"({g.decisions_taken} decisions; card set {g.cards.label})")
+    return 0
+
+
+def _cmd_bench(args) -> int:
+    from .bench import main as bench_main
+
+    return bench_main(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="v1919", description="Versailles 1919 reinforcement-learning environment.")
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -38,6 +76,19 @@ def build_parser() -> argparse.ArgumentParser:
         if name == "report":
             c.add_argument("--summary", action="store_true", help="counts only, without the estimated fields")
         c.set_defaults(func=_cmd_data)
+    demo = sub.add_parser("demo", help="play a full game between random bots and print it")
+    demo.add_argument("--players", type=int, default=4, choices=(3, 4))
+    demo.add_argument("--seed", type=int, default=0)
+    demo.add_argument("--variant", default="standard", help="standard, short15, long10 or longest")
+    demo.add_argument("--log", action=argparse.BooleanOptionalAction, default=True,
+                      help="print every decision (default) or only the boards and scores")
+    demo.set_defaults(func=_cmd_demo)
+    b = sub.add_parser("bench", help="speed of random play: batched kernel, facade, compile and start times")
+    b.add_argument("--players", type=int, default=4, choices=(3, 4))
+    b.add_argument("--seconds", type=float, default=3.0, help="minimum time per measurement")
+    b.add_argument("--json", action="store_true", help="print one JSON object")
+    b.add_argument("--no-cold", action="store_true", help="skip the cold-compile measurement (minutes)")
+    b.set_defaults(func=_cmd_bench)
     return p
 
 

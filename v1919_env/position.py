@@ -189,6 +189,22 @@ def _check_keys(d, allowed, field):
         _err(field, f"unknown field(s) {sorted(extra)}; allowed: {sorted(allowed)}")
 
 
+def _limbo_issues(d) -> list[int]:
+    """Issues between places in a mid-procedure position: the two drawn cards awaiting 'keep',
+    an issue being bid for."""
+    eng = d.get("engine")
+    if not isinstance(eng, dict):
+        return []
+    out = []
+    if (d.get("pending") or {}).get("decision") == "keep" and not d.get("game_over"):
+        out += list(eng.get("drawn", []))
+    st = eng.get("stack", [])
+    for k in range(0, len(st) - L.FRAME_W + 1, L.FRAME_W):
+        if st[k + L.F_PROC] == L.P_BID:
+            out.append(st[k + L.F_A0])
+    return [int(i) for i in out]
+
+
 def from_dict(cls, d: dict):
     """Build a Game from a position dict (see the module docstring)."""
     from .game import Game, variant_names
@@ -322,6 +338,8 @@ def from_dict(cls, d: dict):
                                if names.issue(v, "issue_deck") not in placed]
         for i in lists["issue_deck"]:
             place(i, "issue_deck (default)")
+    for i in _limbo_issues(d):
+        place(i, "in play (engine state)")
     missing = [g.issue_name(i) for i in range(L.N_ISSUES) if i not in placed]
     if missing:
         if "issue_deck" in d:

@@ -1,0 +1,127 @@
+"""`v1919 bench`: speed of uniformly random legal play (a script that prints figures, not a test).
+
+Measures the batched kernel with the whole game loop compiled (batch 1, 256, 4096), the Python
+`Game` facade (one call per decision), mean decisions per game, the cold compile time (fresh
+cache in a subprocess) and the cached start time (a new process, warm cache).
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+_START_SNIPPET = ("import time; t=time.perf_counter(); from v1919_env.game import Game; import numpy as np; "
+                  "g=Game.new(4, seed=1); r=np.random.default_rng(0)\n"
+                  "while not g.is_over:\n a=g.legal_actions(); g.step(a[r.integers(len(a))])\n"
+                  "from v1919_env.core.step import random_playout_batch, init_batch\n"
+                  "from v1919_env.core.layout import STATE_SIZE\n"
+                  "S=np.zeros((2, STATE_SIZE), np.int32); init_batch(S, g.T, 4, np.arange(2), 0, 0)\n"
+                  "random_playout_batch(S, g.T, 1, 100000)\n"
+                  "print(time.perf_counter()-t)")
+
+
+def _progress(msg: str, quiet: bool) -> None:
+    if not quiet:
+        print(f"  .. {msg}", file=sys.stderr, flush=True)
+
+
+def _timed_subprocess(env_extra: dict) -> float:
+    env = dict(os.environ, **env_extra)
+    t = time.perf_counter()
+    out = subprocess.run([sys.executable, "-c", _START_SNIPPET], env=env, capture_output=True, text=True, check=True)
+    wall = time.perf_counter() - t
+    return max(wall, float(out.stdout.strip().splitlines()[-1]))
+
+
+def bench_batched(T, num_players: int, batch: int, min_seconds: float, seed: int = 0) -> dict:
+    from .core.layout import STATE_SIZE
+    from .core.step import init_batch, random_playout_batch
+
+    S = np.zeros((batch, STATE_SIZE), np.int32)
+    games = decisions = 0
+    t0 = time.perf_counter()
+    rnd = 0
+    while True:
+        init_batch(S, T, num_players, np.arange(batch, dtype=np.int64) + seed * 1_000_003 + rnd * batch, 0, 0)
+        decisions += random_playout_batch(S, T, seed + rnd, 1_000_000)
+        games += batch
+        rnd += 1
+        dt = time.perf_counter() - t0
+        if dt >= min_seconds:
+            break
+    return {"batch": batch, "decisions_per_s": decisions / dt, "games_per_s": games / dt,
+            "decisions_per_game": decisions / games, "games": games}
+
+
+def bench_facade(num_players: int, min_seconds: float, seed: int = 0) -> dict:
+    from .game import Game
+
+    rng = np.random.default_rng(seed)
+    games = decisions = 0
+    t0 = time.perf_counter()
+    while True:
+        g = Game.new(num_players, seed=seed + games)
+        while not g.is_over:
+            acts = g.legal_actions()
+            g.step(acts[rng.integers(len(acts))])
+            decisions += 1
+        games += 1
+        dt = time.perf_counter() - t0
+        if dt >= min_seconds:
+            break
+    return {"decisions_per_s": decisions / dt, "games_per_s": games / dt, "games": games}
+
+
+def run(num_players: int = 4, seconds: float = 3.0, cold: bool = True, quiet: bool = False) -> dict:
+    """All benchmark figures as one dict (see the module docstring)."""
+    from .game import card_tables
+
+    _progress("warming up (compiles on the first run on this machine)", quiet)
+    cs, T = card_tables(None)
+    bench_batched(T, num_players, 2, 0.0)
+    res = {"num_players": num_players, "card_set": cs.label, "batched": []}
+    for b in (1, 256, 4096):
+        _progress(f"batched kernel, batch {b}", quiet)
+        res["batched"].append(bench_batched(T, num_players, b, seconds))
+    _progress("facade (one Python call per decision)", quiet)
+    res["facade"] = bench_facade(num_players, seconds)
+    tot_d = sum(r["decisions_per_game"] * r["games"] for r in res["batched"])
+    res["decisions_per_game"] = tot_d / sum(r["games"] for r in res["batched"])
+    if cold:
+        _progress("cold compile in a fresh cache (a subprocess; takes a few minutes)", quiet)
+        with tempfile.TemporaryDirectory() as d:
+            res["compile_s_cold"] = _timed_subprocess({"NUMBA_CACHE_DIR": d})
+    else:
+        res["compile_s_cold"] = None
+    _progress("cached start in a new process", quiet)
+    res["start_s_cached"] = _timed_subprocess({})
+    return res
+
+
+def format_table(res: dict) -> str:
+    lines = [f"v1919 bench: {res['num_players']} players, uniformly random legal play, one core ({res['card_set']})",
+             f"  {'mode':<28}{'decisions/s':>14}{'games/s':>12}"]
+    for r in res["batched"]:
+        lines.append(f"  {'batched kernel, batch ' + str(r['batch']):<28}{r['decisions_per_s']:>14,.0f}"
+                     f"{r['games_per_s']:>12,.1f}")
+    f = res["facade"]
+    lines.append(f"  {'Game facade (Python loop)':<28}{f['decisions_per_s']:>14,.0f}{f['games_per_s']:>12,.1f}")
+    lines.append(f"  mean decisions per game: {res['decisions_per_game']:.1f}")
+    if res["compile_s_cold"] is not None:
+        lines.append(f"  cold compile (fresh cache, whole first game): {res['compile_s_cold']:.1f} s")
+    lines.append(f"  cached start (new process to first game played): {res['start_s_cached']:.2f} s")
+    return "\n".join(lines)
+
+
+def main(args) -> int:
+    res = run(args.players, args.seconds, cold=not args.no_cold, quiet=args.json)
+    if args.json:
+        print(json.dumps(res))
+    else:
+        print(format_table(res))
+    return 0

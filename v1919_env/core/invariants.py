@@ -1,0 +1,130 @@
+"""DESIGN.md's invariants as a compiled check, for millions of random steps (the readable twin
+with detailed messages is v1919_env.conformance)."""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .layout import (D_KEEP, DEP_COL, DRAWN, EV_CUBE, EV_DECK, EV_DECK_N, EV_DISC, EV_DISC_N, EV_TABLE, EV_WAIT,
+                     FRAME_W, F_A0, F_PROC, GAME_OVER, HAPPY, INF_AVAIL, INF_EXH, ISSUE_CTRL, ISSUE_DECK,
+                     ISSUE_DECK_N, ISSUE_DISC, ISSUE_DISC_N, KEG, MAX_PLAYERS, MIL_AVAIL, MIL_DEMOB, MIL_EXH,
+                     N_EVENTS, N_ISSUES, N_NATIONS, N_REGIONS, N_SLOTS, NUM_PLAYERS, PENDING, P_BID, SLOT_CUBES,
+                     SLOT_ISSUE, SP, STACK, STATE_SIZE, UNREST)
+from .step import MAX_LEGAL, _policy_next, apply_action, init_game, legal
+from .tables import T_INFLUENCE, T_KEG_MAX, T_MILITARY
+
+OK, BAD_INFLUENCE, BAD_MILITARY, BAD_SPACE, BAD_TRACK, BAD_HAPPY, BAD_ZERO, BAD_ISSUE, BAD_EVENT, DEAD_END, \
+    NO_END = range(11)
+MESSAGES = ("ok", "influence cubes not conserved", "military units not conserved", "two units share a space",
+            "powder keg / unrest / military order broken", "happiness out of 0..30", "happiness left the zero box",
+            "an issue card is not in exactly one place", "an event card is not in exactly one place",
+            "no legal action although the game is not over", "the game did not end")
+
+
+@njit(cache=True)
+def check(s, T, prev_happy):
+    """0 if every invariant holds, else the code of the first broken one."""
+    n = s[NUM_PLAYERS]
+    for p in range(n):
+        on = 0
+        for sl in range(N_SLOTS):
+            on += s[SLOT_CUBES + sl * MAX_PLAYERS + p]
+        cube = 1 if s[EV_CUBE] == p else 0
+        if s[INF_AVAIL + p] < 0 or s[INF_EXH + p] < 0 or s[INF_AVAIL + p] + s[INF_EXH + p] + on + cube != \
+                T[T_INFLUENCE]:
+            return BAD_INFLUENCE
+        dep = 0
+        for r in range(N_REGIONS):
+            c = s[DEP_COL + p * N_REGIONS + r]
+            if c != 0 and not 5 <= c <= 8:
+                return BAD_MILITARY
+            if c > 0:
+                dep += 1
+        if min(s[MIL_AVAIL + p], s[MIL_EXH + p], s[MIL_DEMOB + p]) < 0 or \
+                s[MIL_AVAIL + p] + s[MIL_EXH + p] + s[MIL_DEMOB + p] + dep != T[T_MILITARY]:
+            return BAD_MILITARY
+    for r in range(N_REGIONS):
+        cap = 8
+        for p in range(n):
+            c = s[DEP_COL + p * N_REGIONS + r]
+            if c > 0:
+                for q in range(p + 1, n):
+                    if s[DEP_COL + q * N_REGIONS + r] == c:
+                        return BAD_SPACE
+                if c - 1 < cap:
+                    cap = c - 1
+        if not (0 <= s[KEG + r] <= T[T_KEG_MAX] and s[KEG + r] < s[UNREST + r] <= cap):
+            return BAD_TRACK
+    for k in range(N_NATIONS):
+        if not 0 <= s[HAPPY + k] <= 30:
+            return BAD_HAPPY
+        if prev_happy[k] == 0 and s[HAPPY + k] != 0:
+            return BAD_ZERO
+    where = np.zeros(N_ISSUES, np.int64)
+    for sl in range(N_SLOTS):
+        if s[SLOT_ISSUE + sl] >= 0:
+            where[s[SLOT_ISSUE + sl]] += 1
+    for j in range(s[ISSUE_DECK_N]):
+        where[s[ISSUE_DECK + j]] += 1
+    for j in range(s[ISSUE_DISC_N]):
+        where[s[ISSUE_DISC + j]] += 1
+    for i in range(N_ISSUES):
+        if s[ISSUE_CTRL + i] >= 0:
+            where[i] += 1
+    for k in range(s[SP]):
+        if s[STACK + k * FRAME_W + F_PROC] == P_BID:
+            where[s[STACK + k * FRAME_W + F_A0]] += 1
+    if s[PENDING] == D_KEEP and s[GAME_OVER] == 0:
+        where[s[DRAWN]] += 1
+        where[s[DRAWN + 1]] += 1
+    for i in range(N_ISSUES):
+        if where[i] != 1:
+            return BAD_ISSUE
+    ew = np.zeros(N_EVENTS, np.int64)
+    if s[EV_TABLE] >= 0:
+        ew[s[EV_TABLE]] += 1
+    for w in range(2):
+        if s[EV_WAIT + w] >= 0:
+            ew[s[EV_WAIT + w]] += 1
+    for j in range(s[EV_DECK_N]):
+        ew[s[EV_DECK + j]] += 1
+    for j in range(s[EV_DISC_N]):
+        ew[s[EV_DISC + j]] += 1
+    for e in range(N_EVENTS):
+        if ew[e] != 1:
+            return BAD_EVENT
+    return OK
+
+
+@njit(cache=True)
+def random_games_checked(num_games, num_players, T, seed, variant, negotiation, max_decisions, out):
+    """Play random games checking every invariant after every step.
+
+    out[g] = decisions of game g; returns (error code, game, step) of the first failure or (0, -1, -1)."""
+    s = np.zeros(STATE_SIZE, np.int32)
+    buf = np.empty(MAX_LEGAL, np.int64)
+    prev = np.zeros(N_NATIONS, np.int64)
+    r = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(11)
+    for g in range(num_games):
+        init_game(s, T, num_players, seed * 7919 + g, variant, negotiation)
+        for k in range(N_NATIONS):
+            prev[k] = 1
+        k = 0
+        while True:
+            e = check(s, T, prev)
+            if e != OK:
+                return e, g, k
+            for j in range(N_NATIONS):
+                prev[j] = s[HAPPY + j]
+            if s[GAME_OVER] != 0:
+                break
+            nl = legal(s, T, buf)
+            if nl == 0:
+                return DEAD_END, g, k
+            r = _policy_next(r)
+            apply_action(s, T, buf[np.int64((r >> np.uint64(33)) % np.uint64(nl))])
+            k += 1
+            if k > max_decisions:
+                return NO_END, g, k
+        out[g] = k
+    return OK, -1, -1
