@@ -44,10 +44,12 @@ def issue_number(issue: str) -> int:
 
 
 def issue_deck(top=(), placed=()):
-    """A complete issue deck, bottom first: every issue not in `placed` or `top`, then `top`
-    so that top[0] is the top card (the first drawn)."""
+    """A complete issue deck, bottom first: every issue not in `placed` or `top` (GAME END at the
+    very bottom), then `top` so that top[0] is the top card (the first drawn)."""
     used = set(placed) | set(top)
     rest = [i for i in ALL_ISSUES if i not in used]
+    # GAME END at the bottom, so that no scenario draws it by accident
+    rest.sort(key=lambda i: not ISSUE[i]["game_end"])
     return rest + list(reversed(list(top)))
 
 

@@ -91,6 +91,13 @@ def check_invariants(g: Game, prev: Game | None = None) -> None:
     bad = [int(e) for e in np.nonzero(ewhere != 1)[0]]
     if bad:
         fail(f"events not in exactly one place: {[(g.event_name(e), int(ewhere[e])) for e in bad]}")
+    mutiny = s[L.PENDING] == L.D_MUTINY or any(
+        s[L.STACK + k * L.FRAME_W + L.F_PROC] == L.P_MUTINY for k in range(int(s[L.SP])))
+    if not mutiny and not g.is_over:
+        from .core.board import over_unit_limit
+        for p in range(np_):
+            if over_unit_limit(s, T, p):
+                fail(f"seat {p} has more units than happiness {int(s[L.HAPPY + p])} allows, and no mutiny")
     if not g.is_over and len(g.legal_actions()) == 0:
         fail("no legal action although the game is not over (a dead end)")
 

@@ -16,7 +16,7 @@ from .cards import CardSet, load_card_set
 from .core import layout as L
 from .core import tables as TB
 from .core.scoring import N_SCORE_COLS, SC_FLAGS, SC_HAPPINESS, SC_ISSUES, SC_STRATEGY, SC_TOTAL, final_scores, winners
-from .core.step import MAX_LEGAL, apply_action, init_game, legal
+from .core.step import MAX_LEGAL, init_game, legal, try_step
 from .position import PositionError  # noqa: F401  (re-exported)
 from .vocab import NATIONS
 
@@ -120,17 +120,17 @@ class Game:
     def step(self, action: int) -> None:
         """Apply a legal action; an illegal one raises IllegalActionError and changes nothing."""
         a = int(action)
+        if try_step(self.state, self.T, a, self._buf):
+            return
+        if self.is_over:
+            raise IllegalActionError(f"the game is over; no action is legal (got {a})")
         n = legal(self.state, self.T, self._buf)
-        if a not in self._buf[:n]:
-            if self.is_over:
-                raise IllegalActionError(f"the game is over; no action is legal (got {a})")
-            listing = "; ".join(f"{int(x)}: {codec.describe(int(x), self)}" for x in self._buf[:min(n, 20)])
-            more = f" (and {n - 20} more)" if n > 20 else ""
-            what = codec.describe(a, self) if 0 <= a < codec.NUM_ACTIONS else "out of range"
-            raise IllegalActionError(
-                f"action {a} ({what}) is not legal in phase '{self.decision}' for {self.seat_name(self.current_player)}"
-                f"; legal actions: {listing}{more}")
-        apply_action(self.state, self.T, a)
+        listing = "; ".join(f"{int(x)}: {codec.describe(int(x), self)}" for x in self._buf[:min(n, 20)])
+        more = f" (and {n - 20} more)" if n > 20 else ""
+        what = codec.describe(a, self) if 0 <= a < codec.NUM_ACTIONS else "out of range"
+        raise IllegalActionError(
+            f"action {a} ({what}) is not legal in phase '{self.decision}' for {self.seat_name(self.current_player)}"
+            f"; legal actions: {listing}{more}")
 
     def describe(self, action: int) -> str:
         return codec.describe(int(action), self)

@@ -5,20 +5,22 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .layout import (D_KEEP, DEP_COL, DRAWN, EV_CUBE, EV_DECK, EV_DECK_N, EV_DISC, EV_DISC_N, EV_TABLE, EV_WAIT,
+from .board import over_unit_limit
+from .layout import (D_KEEP, D_MUTINY, DEP_COL, DRAWN, EV_CUBE, EV_DECK, EV_DECK_N, EV_DISC, EV_DISC_N, EV_TABLE, EV_WAIT,
                      FRAME_W, F_A0, F_PROC, GAME_OVER, HAPPY, INF_AVAIL, INF_EXH, ISSUE_CTRL, ISSUE_DECK,
                      ISSUE_DECK_N, ISSUE_DISC, ISSUE_DISC_N, KEG, MAX_PLAYERS, MIL_AVAIL, MIL_DEMOB, MIL_EXH,
-                     N_EVENTS, N_ISSUES, N_NATIONS, N_REGIONS, N_SLOTS, NUM_PLAYERS, PENDING, P_BID, SLOT_CUBES,
+                     N_EVENTS, N_ISSUES, N_NATIONS, N_REGIONS, N_SLOTS, NUM_PLAYERS, PENDING, P_BID, P_MUTINY, SLOT_CUBES,
                      SLOT_ISSUE, SP, STACK, STATE_SIZE, UNREST)
 from .step import MAX_LEGAL, _policy_next, apply_action, init_game, legal
 from .tables import T_INFLUENCE, T_KEG_MAX, T_MILITARY
 
 OK, BAD_INFLUENCE, BAD_MILITARY, BAD_SPACE, BAD_TRACK, BAD_HAPPY, BAD_ZERO, BAD_ISSUE, BAD_EVENT, DEAD_END, \
-    NO_END = range(11)
+    NO_END, OVER_LIMIT = range(12)
 MESSAGES = ("ok", "influence cubes not conserved", "military units not conserved", "two units share a space",
             "powder keg / unrest / military order broken", "happiness out of 0..30", "happiness left the zero box",
             "an issue card is not in exactly one place", "an event card is not in exactly one place",
-            "no legal action although the game is not over", "the game did not end")
+            "no legal action although the game is not over", "the game did not end",
+            "a player has more units than its happiness zone allows and no mutiny is under way")
 
 
 @njit(cache=True)
@@ -80,6 +82,14 @@ def check(s, T, prev_happy):
     for i in range(N_ISSUES):
         if where[i] != 1:
             return BAD_ISSUE
+    mutiny = s[PENDING] == D_MUTINY
+    for k in range(s[SP]):
+        if s[STACK + k * FRAME_W + F_PROC] == P_MUTINY:
+            mutiny = True
+    if not mutiny and s[GAME_OVER] == 0:
+        for p in range(n):
+            if over_unit_limit(s, T, p):
+                return OVER_LIMIT
     ew = np.zeros(N_EVENTS, np.int64)
     if s[EV_TABLE] >= 0:
         ew[s[EV_TABLE]] += 1

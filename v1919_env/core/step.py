@@ -115,6 +115,17 @@ def apply_action(s, T, a):
 
 
 @njit(cache=True)
+def try_step(s, T, a, buf):
+    """Apply a if it is legal (one compiled call for the facade); returns False and changes nothing if not."""
+    n = legal(s, T, buf)
+    for j in range(n):
+        if buf[j] == a:
+            apply_action(s, T, a)
+            return True
+    return False
+
+
+@njit(cache=True)
 def init_game(s, T, num_players, seed, variant, negotiation):
     new_game(s, T, num_players, seed, variant, negotiation)
     run(s, T, 0, -1)

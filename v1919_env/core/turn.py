@@ -3,11 +3,12 @@ one optional military action (Deploy, Demobilize) before or after it; mutiny; th
 negotiation transfer variant."""
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from .actions import (A_DEMOB, A_DEPLOY, A_END_TURN, A_PASS_POLITICAL, A_PLACE, A_RECLAIM, A_SETTLE, A_TRANSFER)
 from .board import (cap_unrest_at_units, change_happiness, decide, demobilize_unit, over_unit_limit, pop, push,
-                    push_mutiny_if_needed, recover_exhausted, slot_total, top, unit_at)
+                    push_mutiny_if_needed, recover_exhausted, slot_total, top)
 from .layout import (ACTIVE, D_MUTINY, D_PLACE2, D_TURN, DEP_COL, F_A0, INF_AVAIL, INF_EXH, MAX_PLAYERS,
                      MIL_AVAIL, MIL_DONE, MIL_EXH, N_REGIONS, N_SLOTS, N_TABLE, NEGOTIATION, NUM_PLAYERS,
                      POL_DONE, P_SETTLE, SLOT_CUBES, SLOT_ISSUE, TURN_NO)
@@ -116,6 +117,12 @@ def legal_deploy(s, T, p, out, n):
     """One unit from Available or a region to an empty space in columns 5-8, one unit per region (EN:472-505)."""
     c0 = T[T_FIRST_DEP_COL]
     ncols = T[T_TRACK_COLS] - c0 + 1
+    occ = np.zeros(N_REGIONS, np.int64)          # occupied columns per region, as bits
+    for q in range(s[NUM_PLAYERS]):
+        for r in range(N_REGIONS):
+            c = s[DEP_COL + q * N_REGIONS + r]
+            if c > 0:
+                occ[r] |= 1 << c
     for src in range(N_REGIONS + 1):
         if src == 0:
             if s[MIL_AVAIL + p] == 0:
@@ -126,7 +133,7 @@ def legal_deploy(s, T, p, out, n):
             if src != r + 1 and s[DEP_COL + p * N_REGIONS + r] > 0:
                 continue
             for c in range(c0, c0 + ncols):
-                if unit_at(s, r, c) < 0:
+                if not (occ[r] >> c) & 1:
                     out[n] = A_DEPLOY + (src * N_REGIONS + r) * 4 + c - c0
                     n += 1
     return n

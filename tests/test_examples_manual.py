@@ -1,0 +1,382 @@
+"""Worked examples of the Italian edition (/work/shared/rules/000_d4f6b35e6dd1bfef.txt, cited as
+IT:line): the Player's Manual 4-player example (IT:1250-1787) and the designers' Q&A on
+bidding (IT:2325-2393), replayed through the engine.
+
+Seat order in the engine is UK, France, USA, Italy; the Manual's table order is UK, USA, Italy,
+France (IT:1263), so the replay starts from built positions and, where the two orders differ,
+rebuilds the position for the next player of the Manual (`_next_turn`).
+"""
+from __future__ import annotations
+
+import pytest
+
+from v1919_env.game import Game
+
+from scenario_helpers import (RIDX, SEAT, STRATEGY_NUMBER, act, events, happiness, is_legal, issue_deck, legal,
+                              option_index, player, regions, settled_map)
+
+STRATEGIES_DEALT = ["14 Points", "Global Trade", "Outlawing War", "Isolationism", "Mobilization"]
+
+
+def _next_turn(g: Game, nation: str) -> Game:
+    """The same position at the start of `nation`'s turn (the Manual's turn order)."""
+    d = g.to_dict()
+    assert d["pending"]["decision"] == "turn" and not d["turn_state"]["political_done"]
+    for k in ("engine", "pending", "turn_state"):
+        d.pop(k)
+    d["active"] = nation
+    return Game.from_dict(d)
+
+
+# ============================================================================ Round 2 of the Manual
+def _round2_position():
+    """The board after Round 1 and the UK's Round 2 placement (IT:1295-1317):
+    R1: UK 3 Rheinland + 1 Constantinople; USA 2 Women's Suffrage + 1 Ethiopia; Italy 4 Rheinland
+    + 1 Armenia; France 5 Rheinland + 2 Ethiopia. R2: UK 3 Armenia + 2 Constantinople.
+    Table: Armenia, Rheinland; Waiting Room: Ethiopia, Women's Suffrage, Constantinople (IT:1287-1288);
+    Cilicia is the only discard (IT:1346); Korea and Disarmament top the deck (IT:1349), then
+    Syria and Slovenia & Croatia (IT:1423). Prince Feisal is on the table without a cube
+    (IT:1336); Churchill and Murdoch wait (IT:1342, 1420); Weizmann then Hoover top the events
+    (IT:1352, 1425)."""
+    slots = ["Armenia", "Rheinland", "Ethiopia", "Women's Suffrage", "Constantinople"]
+    top = ["Korea", "Disarmament", "Syria", "Slovenia & Croatia"]
+    return {
+        "num_players": 4, "first_player": "uk", "active": "usa",
+        "table": [{"issue": "Armenia", "cubes": {"uk": 3, "italy": 1}},
+                  {"issue": "Rheinland", "cubes": {"uk": 3, "italy": 4, "france": 5}}],
+        "waiting_room": [{"issue": "Ethiopia", "cubes": {"usa": 1, "france": 2}},
+                         {"issue": "Women's Suffrage", "cubes": {"usa": 2}},
+                         {"issue": "Constantinople", "cubes": {"uk": 3}}],
+        "issue_discards": ["Cilicia"],
+        "issue_deck": issue_deck(top=top, placed=slots + ["Cilicia"]),
+        "events": events(table="Prince Feisal", waiting=["Winston Churchill", "Keith Murdoch"],
+                         top=["Chaim Weizmann", "Herbert Hoover"]),
+        "regions": regions(),
+        "happiness": happiness(),
+        "strategies": {"dealt": STRATEGIES_DEALT, "draft_done": False},
+        # Weizmann's uprising roll (IT:1355), then a sentinel that must survive Hoover's 'X' check
+        "forced_dice": [5, 6],
+    }
+
+
+def test_manual_round2_usa_settles_armenia_first_uprising_and_draft():
+    """IT:1319-1405: the USA settles Armenia (UK controls), the first uprising, the bidding war
+    and the strategy-card draft (EN:682-690: USA, Italy, France tied at 0 stars -> clockwise from
+    the active USA; the UK with 4 stars picks last)."""
+    g = Game.from_dict(_round2_position())
+    assert {n: player(g, n)["influence"]["available"] for n in ("uk", "france", "usa", "italy")} == \
+        {"uk": 6, "france": 8, "usa": 12, "italy": 10}
+    act(g, "settle", decision="turn", by="usa", slot=0)
+    # 1. (IT:1327-1330) the UK's 3 cubes go to Exhausted; Italy's single cube returns to Available
+    assert player(g, "uk")["influence"] == {"available": 6, "exhausted": 3}
+    assert player(g, "italy")["influence"] == {"available": 11, "exhausted": 0}
+    # the UK honours the deal: Independence, a Self-Determination counter, ME Unrest +3
+    act(g, "option", decision="option", by="uk", option=option_index("Armenia", "Independence"))
+    assert g.to_dict()["regions"]["middle_east"]["unrest"] == 4
+    # 2. (IT:1333-1339) Prince Feisal, no cube: the active USA adds 2 ME Unrest
+    act(g, "sign", decision="sign", by="usa", add=1)
+    assert g.to_dict()["regions"]["middle_east"]["unrest"] == 6
+    assert g.to_dict()["events"]["discards"][-1] == "Prince Feisal"
+    # 3. (IT:1341-1345) Women's Suffrage to the table (its 2 US cubes stay), Churchill with a US cube
+    act(g, "advance_issue", decision="adv_issue", by="usa", slot=1)
+    act(g, "advance_event", decision="adv_event", by="usa", slot=0)
+    act(g, "accept", decision="event_cube", by="usa", yes=1)
+    d = g.to_dict()
+    assert d["table"][0] == {"issue": "Women's Suffrage", "cubes": {"usa": 2}}
+    assert d["events"]["table"] == {"event": "Winston Churchill", "cube": "usa"}
+    # 4. (IT:1346-1350) draw Korea and Disarmament; Disarmament to the Waiting Room, Korea discarded
+    act(g, "add_issue", decision="add_issue", by="usa", source=3)
+    act(g, "keep", decision="keep", by="usa", which=1)
+    d = g.to_dict()
+    assert d["waiting_room"][1] == {"issue": "Disarmament", "cubes": {}}
+    assert d["issue_discards"] == ["Cilicia", "Korea"]
+    # 5. (IT:1352-1357) Chaim Weizmann: Uprising Check in the Middle East (column 6, 3+), roll 5:
+    # the UK's Armenia is unsettled (its Self-Determination counter goes)
+    assert g.decision == "bid" and g.current_player == SEAT["uk"]
+    assert "Armenia" not in settled_map(g)
+    # a-f (IT:1359-1374): UK 1 unit; USA 1 unit + 2 Influence; Italy and France pass; UK raises to
+    # 2 units; USA passes. (Clockwise in the engine's seating France sits between the UK and the
+    # USA, so France's pass comes first; the bids are the Manual's.)
+    act(g, "bid", in_region=0, available=1, influence=0)
+    act(g, "bid_pass", decision="bid", by="france")
+    assert not is_legal(g, "bid", in_region=0, available=1, influence=0)     # must beat, not tie
+    act(g, "bid", decision="bid", by="usa", in_region=0, available=1, influence=2)
+    act(g, "bid_pass", decision="bid", by="italy")
+    act(g, "bid", decision="bid", by="uk", in_region=0, available=2, influence=0)
+    act(g, "bid_pass", decision="bid", by="usa")
+    # g-i (IT:1380-1386): UK -2 Happiness (20 -> 18), both units Exhausted; the USA keeps its bid;
+    # ME powder keg to column 1, Unrest just right of it
+    d = g.to_dict()
+    assert d["happiness"]["uk"] == 18
+    assert d["players"]["uk"]["military"] == {"available": 1, "exhausted": 2, "demobilized": 0, "deployed": {}}
+    assert d["players"]["usa"]["influence"]["available"] == 11 and d["players"]["usa"]["military"]["available"] == 3
+    assert d["regions"]["middle_east"] == {"unrest": 2, "powder_keg": 1}
+    # j (IT:1388-1390): the UK now picks Turkey: USA -2 (20 -> 18)
+    act(g, "option", decision="option", by="uk", option=option_index("Armenia", "Turkey"))
+    assert g.to_dict()["happiness"]["usa"] == 18
+    # the draft (IT:1392-1405): UK 4 stars, the others 0; USA (active), Italy, France, then UK
+    for nation, card in (("usa", "14 Points"), ("italy", "Global Trade"), ("france", "Outlawing War"),
+                         ("uk", "Isolationism")):
+        assert g.decision == "draft" and g.current_player == SEAT[nation]
+        offered = {a.params["strategy"] for a in legal(g)}
+        assert STRATEGY_NUMBER[card] in offered
+        act(g, "draft", strategy=STRATEGY_NUMBER[card])
+    d = g.to_dict()
+    assert {n: d["players"][n]["strategy"] for n in ("uk", "france", "usa", "italy")} == {
+        "usa": "14 Points", "italy": "Global Trade", "france": "Outlawing War", "uk": "Isolationism"}
+    # (IT:1407) that ends the USA's turn
+    act(g, "end_turn", decision="turn", by="usa")
+    assert g.current_player == SEAT["italy"]
+
+
+def test_manual_round2_italy_places_then_france_settles_rheinland():
+    """IT:1407-1432: Italy places 1 on Disarmament and 3 on Ethiopia; France settles Rheinland
+    (French Occupation); Churchill (US cube): the USA deploys in Europe's right-most column and
+    gains 1 Happiness (18 -> 19); France brings Murdoch (with a cube) and Disarmament to the
+    table, draws Syria (kept) and Slovenia & Croatia; Hoover's Uprising Check finds Europe and
+    the Middle East tied in an 'X' column: no roll."""
+    g = Game.from_dict(_round2_position())
+    act(g, "settle", decision="turn", by="usa", slot=0)
+    act(g, "option", option=option_index("Armenia", "Independence"))
+    act(g, "sign", add=1)
+    act(g, "advance_issue", slot=1)
+    act(g, "advance_event", slot=0)
+    act(g, "accept", yes=1)
+    act(g, "add_issue", source=3)
+    act(g, "keep", which=1)
+    for kind, who, params in (("bid", "uk", dict(in_region=0, available=1, influence=0)), ("bid_pass", "france", {}),
+                              ("bid", "usa", dict(in_region=0, available=1, influence=2)), ("bid_pass", "italy", {}),
+                              ("bid", "uk", dict(in_region=0, available=2, influence=0)), ("bid_pass", "usa", {})):
+        act(g, kind, decision="bid", by=who, **params)
+    act(g, "option", option=option_index("Armenia", "Turkey"))
+    for card in ("14 Points", "Global Trade", "Outlawing War", "Isolationism"):
+        act(g, "draft", decision="draft", strategy=STRATEGY_NUMBER[card])
+    act(g, "end_turn", decision="turn", by="usa")
+    # Italy (IT:1410): 1 cube on Disarmament, 3 on Ethiopia (US 1, France 2)
+    act(g, "place", decision="turn", by="italy", slot=3, n=1)
+    act(g, "place", decision="place2", by="italy", slot=2, n=3)
+    act(g, "end_turn", decision="turn", by="italy")
+    g = _next_turn(g, "france")
+    # France settles Rheinland (IT:1412-1417): France 5 to Exhausted; UK 1 (2 back); Italy 2 (2 back)
+    act(g, "settle", decision="turn", by="france", slot=1)
+    assert player(g, "france")["influence"] == {"available": 8, "exhausted": 5}
+    assert player(g, "uk")["influence"] == {"available": 8, "exhausted": 4}
+    assert player(g, "italy")["influence"] == {"available": 9, "exhausted": 2}
+    act(g, "option", decision="option", by="france", option=option_index("Rheinland", "French Occupation"))
+    assert g.to_dict()["regions"]["europe"]["unrest"] == 2
+    # Churchill (IT:1419-1422): the US cube decides; deploy in the right-most Europe column, +1 Happiness
+    act(g, "accept", decision="optional", by="usa", yes=1)
+    act(g, "deploy", decision="deploy", by="usa", source=0, region=RIDX["europe"], column=8)
+    d = g.to_dict()
+    assert d["happiness"]["usa"] == 19
+    assert d["players"]["usa"]["military"]["deployed"] == {"europe": 8}
+    assert d["players"]["usa"]["influence"] == {"available": 11, "exhausted": 1}     # the cube to Exhausted
+    # 3. (IT:1423) Disarmament and Murdoch (with a French cube) to the table
+    act(g, "advance_issue", decision="adv_issue", by="france", slot=1)
+    act(g, "advance_event", decision="adv_event", by="france", slot=1)
+    act(g, "accept", decision="event_cube", by="france", yes=1)
+    # 4. (IT:1423-1424) Syria to the Waiting Room, Slovenia & Croatia on the discards
+    act(g, "add_issue", decision="add_issue", by="france", source=3)
+    act(g, "keep", decision="keep", by="france", which=0)
+    # 5. (IT:1425-1428) Hoover: Europe and ME tied at column 2 ('X'): no uprising, no die
+    d = g.to_dict()
+    assert d["waiting_room"][1] == {"issue": "Syria", "cubes": {}}
+    assert d["issue_discards"][-1] == "Slovenia & Croatia"
+    assert d["events"]["table"] == {"event": "Keith Murdoch", "cube": "france"}
+    assert "Herbert Hoover" in d["events"]["waiting_room"]
+    assert d["forced_dice"] == [6]
+    assert g.decision == "turn" and g.current_player == SEAT["france"]
+    # the end of Round 2 (Illustration 7), every cube accounted for
+    assert d["happiness"] == {"uk": 16, "france": 20, "usa": 19, "italy": 20, "japan": 20}
+    assert {r: (v["unrest"], v["powder_keg"]) for r, v in d["regions"].items()} == {
+        "europe": (2, 0), "balkans": (1, 0), "middle_east": (2, 1), "pacific": (1, 0), "africa": (1, 0)}
+    assert {n: d["players"][n]["influence"] for n in ("uk", "france", "usa", "italy")} == {
+        "uk": {"available": 8, "exhausted": 4}, "france": {"available": 7, "exhausted": 5},
+        "usa": {"available": 11, "exhausted": 1}, "italy": {"available": 9, "exhausted": 2}}
+    sm = settled_map(g)
+    assert (sm["Armenia"]["controller"], sm["Armenia"]["option"]) == ("uk", "Turkey")
+    assert (sm["Rheinland"]["controller"], sm["Rheinland"]["option"]) == ("france", "French Occupation")
+
+
+# ============================================================================ deploy and demobilize values
+def test_manual_deploy_column_5_and_demobilize_track():
+    """IT:1478-1481: France deploys in the most aggressive (left-most, column 5) space: +3
+    Influence from Exhausted, -4 Happiness. IT:1509-1512: the first demobilization of the game
+    takes the '5' space (UK 14 -> 19) and the next player to demobilize takes '4'
+    (IT:1526: France +4; the printed '14-19' is a slip, rulings A-31)."""
+    g = Game.from_dict({"num_players": 4, "active": "france", "happiness": happiness(france=17, uk=14),
+                        "players": {"france": {"influence": {"available": 9, "exhausted": 6}}},
+                        "strategies": {"draft_done": True}})
+    act(g, "deploy", decision="turn", by="france", source=0, region=RIDX["middle_east"], column=5)
+    d = g.to_dict()
+    assert d["happiness"]["france"] == 13
+    assert d["players"]["france"]["influence"] == {"available": 12, "exhausted": 3}
+    g = Game.from_dict({"num_players": 4, "active": "uk", "happiness": happiness(uk=14, france=14),
+                        "strategies": {"draft_done": True}})
+    act(g, "demobilize", decision="turn", by="uk", source=0)
+    assert g.to_dict()["happiness"]["uk"] == 19
+    g = _next_turn(g, "france")
+    act(g, "demobilize", decision="turn", by="france", source=0)
+    assert g.to_dict()["happiness"]["france"] == 18
+
+
+# ============================================================================ Q&A: bidding (IT:2336-2386)
+def _bid_position(uk_military=None, forced=(6,)):
+    """3 players. France (active) settles Kurdistan; the top event, CHAIM WEIZMANN, checks the
+    highest region, the Balkans (column 6, 3+); the forced die 6 makes it rise. The UK controls
+    Fiume, the only Balkans issue, so Fiume is unsettled and the UK bids first, then France and
+    the USA (clockwise)."""
+    slots = ["Kurdistan", "Togo", "Tyrol", "Korea", "Vietnam"]
+    pl = {"uk": {"influence": {"available": 12, "exhausted": 3}}}
+    if uk_military:
+        pl["uk"]["military"] = uk_military
+    return {
+        "num_players": 3, "active": "france",
+        "table": [{"issue": "Kurdistan", "cubes": {"france": 2}}, {"issue": "Togo"}],
+        "waiting_room": [{"issue": "Tyrol"}, {"issue": "Korea"}, {"issue": "Vietnam"}],
+        "settled": [{"issue": "Fiume", "controller": "uk", "option": "To Yugoslavia"}],
+        "issue_discards": [],
+        "issue_deck": issue_deck(top=["Kiel Canal", "Prussia"], placed=slots + ["Fiume"]),
+        "events": events(waiting=["Take Ionescu", "Eleutherios Venizelos"], top=["Chaim Weizmann"]),
+        "regions": regions(balkans=6),
+        "players": pl,
+        "forced_dice": list(forced),
+        "strategies": {"dealt": STRATEGIES_DEALT[:4], "draft_done": True},
+    }
+
+
+def _to_bidding(g):
+    act(g, "settle", decision="turn", by="france", slot=0)
+    act(g, "option", decision="option", by="france", option=option_index("Kurdistan", "No Kurdistan"))
+    act(g, "advance_issue", decision="adv_issue", by="france", slot=0)
+    act(g, "advance_event", decision="adv_event", by="france", slot=0)
+    act(g, "add_issue", decision="add_issue", by="france", source=3)
+    act(g, "keep", decision="keep", by="france", which=0)
+    assert g.decision == "bid" and g.current_player == SEAT["uk"]
+    assert "Fiume" not in settled_map(g)
+
+
+def test_qa_only_final_bid_paid_and_two_military_beat_one_plus_influence():
+    """IT:2343-2344: only the final bid is lost; earlier bids' Influence comes back.
+    IT:2354-2357: Military has priority: 2 Military beats 1 Military + any Influence, so after
+    1M+2I v 1M+3I the first bidder may raise to plain 2M and, winning, exhausts only the 2 units."""
+    g = Game.from_dict(_bid_position())
+    _to_bidding(g)
+    uk0, fr0 = player(g, "uk"), player(g, "france")
+    act(g, "bid", in_region=0, available=1, influence=2)                          # UK 1M + 2I
+    act(g, "bid", decision="bid", by="france", in_region=0, available=1, influence=3)   # France 1M + 3I
+    act(g, "bid_pass", decision="bid", by="usa")
+    assert g.decision == "bid" and g.current_player == SEAT["uk"]
+    assert not is_legal(g, "bid", in_region=0, available=1, influence=3)         # a tie is not a raise
+    assert is_legal(g, "bid", in_region=0, available=1, influence=4)
+    act(g, "bid", in_region=0, available=2, influence=0)                          # UK: plain 2M
+    # France can no longer win with one unit, whatever the Influence
+    assert g.decision == "bid" and g.current_player == SEAT["france"]
+    assert all(a.params["available"] >= 2 for a in legal(g) if a.kind == "bid")
+    assert not is_legal(g, "bid", in_region=0, available=1, influence=fr0["influence"]["available"])
+    act(g, "bid_pass")
+    uk, fr = player(g, "uk"), player(g, "france")
+    assert uk["influence"] == uk0["influence"]                        # the 2I of the first bid came back
+    assert uk["military"]["exhausted"] == uk0["military"]["exhausted"] + 2
+    assert uk["military"]["available"] == uk0["military"]["available"] - 2
+    assert g.to_dict()["happiness"]["uk"] == 18                       # -1 per unit
+    assert fr["influence"] == fr0["influence"] and fr["military"] == fr0["military"]   # losers keep all
+    assert g.decision == "option" and g.current_player == SEAT["uk"]
+
+
+def test_qa_winner_pays_all_influence_named_even_unopposed():
+    """IT:2349-2351, 2357-2359: the winner pays what it bid: 2 Military and 3 Influence, even as
+    the only bidder."""
+    g = Game.from_dict(_bid_position())
+    _to_bidding(g)
+    uk0 = player(g, "uk")
+    act(g, "bid", in_region=0, available=2, influence=3)
+    act(g, "bid_pass", decision="bid", by="france")
+    act(g, "bid_pass", decision="bid", by="usa")
+    uk = player(g, "uk")
+    assert uk["influence"] == {"available": uk0["influence"]["available"] - 3,
+                               "exhausted": uk0["influence"]["exhausted"] + 3}
+    assert uk["military"]["exhausted"] == 2 and uk["military"]["available"] == 1
+    assert g.to_dict()["happiness"]["uk"] == 18
+
+
+def test_qa_in_region_unit_counts_two_but_costs_one_happiness():
+    """IT:2383-2386: a single in-region unit bids at strength 2, but the winner loses 1 Happiness
+    (1 per unit, not per strength point). (Its column 8 has no die modifier, EN:569.)"""
+    g = Game.from_dict(_bid_position(uk_military={"available": 2, "deployed": {"balkans": 8}}))
+    _to_bidding(g)
+    act(g, "bid", in_region=1, available=0, influence=0)
+    # one available unit plus any Influence cannot beat strength 2
+    assert g.decision == "bid" and g.current_player == SEAT["france"]
+    assert not is_legal(g, "bid", in_region=0, available=1, influence=5)
+    assert is_legal(g, "bid", in_region=0, available=2, influence=1)
+    act(g, "bid_pass")
+    act(g, "bid_pass", decision="bid", by="usa")
+    d = g.to_dict()
+    assert d["happiness"]["uk"] == 19
+    assert d["players"]["uk"]["military"] == {"available": 2, "exhausted": 1, "demobilized": 0, "deployed": {}}
+
+
+def test_no_bids_issue_goes_on_top_of_discards():
+    """EN:605 (and IT's step j): if no one bids, the unsettled issue goes on top of the discard
+    pile; the region's unrest is still reset (rulings A-38)."""
+    g = Game.from_dict(_bid_position())
+    _to_bidding(g)
+    act(g, "bid_pass")
+    act(g, "bid_pass", decision="bid", by="france")
+    act(g, "bid_pass", decision="bid", by="usa")
+    d = g.to_dict()
+    assert d["issue_discards"][-1] == "Fiume"
+    assert "Fiume" not in settled_map(g)
+    assert d["regions"]["balkans"] == {"unrest": 2, "powder_keg": 1}
+    assert g.decision == "turn" and g.current_player == SEAT["france"]
+
+
+# ============================================================================ final scoring
+def _final_position():
+    """The end of the Manual's game (IT:1716-1787; census in card-inventory Appendix C).
+    Options picked from the data so that the counters match the census: Self-Determination 3
+    (Slovenia & Croatia 'Both Independent' x2, Thrace 'Plebiscite'), German Containment 1
+    (Montenegro 'Part of Yugoslavia'), Industrial Growth 1 (Reconstruction 'Low'), German
+    Reparations 1 (Widows' Pensions 'Yes'), Bolshevik 0, 2 USA naval (Shantung 'To Japan'), UK
+    Empire (Ethiopia 'UK Mandate'), French Empire (Syria 'French Mandate'). Final Unrest Europe 6,
+    Balkans 3, ME 4, Africa 2, Pacific 3 (card-inventory Appendix A). Happiness: France, USA,
+    Italy 15, UK 13 as printed (IT:1722; 9 after R13's deploy - last either way), Japan 19."""
+    S = lambda i, c, o: {"issue": i, "controller": c, "option": o}  # noqa: E731
+    return {
+        "num_players": 4, "active": "usa", "game_over": 1,
+        "settled": [
+            S("Armenia", "uk", "Turkey"), S("Constantinople", "uk", "To Turkey"), S("Ethiopia", "uk", "UK Mandate"),
+            S("Widows' Pensions", "uk", "Yes"), {"issue": "GAME END (Rush to the Finish)", "controller": "uk"},
+            S("Women's Suffrage", "usa", "Exclude"), S("Disarmament", "usa", "Limited"),
+            S("Thrace", "usa", "Plebiscite"), S("Shantung", "usa", "To Japan"), S("Vietnam", "usa", "Independence"),
+            S("Slovenia & Croatia", "italy", "Both Independent"), S("Banat", "italy", "To Romania"),
+            S("Reconstruction", "italy", "Low"),
+            S("Rheinland", "france", "French Occupation"), S("Syria", "france", "French Mandate"),
+            S("Montenegro", "france", "Part of Yugoslavia"),
+        ],
+        "regions": regions(europe=(6, 1), balkans=3, middle_east=(4, 1), africa=(2, 1), pacific=(3, 1)),
+        "happiness": happiness(uk=13, france=15, usa=15, italy=15, japan=19),
+        "players": {"uk": {"strategy": "Isolationism", "military": {"demobilized": 1}},
+                    "usa": {"strategy": "14 Points"}, "italy": {"strategy": "Global Trade"},
+                    "france": {"strategy": "Outlawing War"}},
+        "strategies": {"dealt": STRATEGIES_DEALT, "draft_done": True},
+    }
+
+
+def test_manual_final_scoring():
+    """IT:1730-1787: UK 25+1+4+0 = 30, USA 22+2+12+6 = 42, Italy 16+0+4+12 = 32,
+    France 15+1+8+6 = 30; the USA wins."""
+    g = Game.from_dict(_final_position())
+    got = {s["nation"]: (s["issues"], s["flags"], s["strategy"], s["happiness"], s["total"]) for s in g.scores()}
+    assert got == {"uk": (25, 1, 4, 0, 30), "usa": (22, 2, 12, 6, 42), "italy": (16, 0, 4, 12, 32),
+                   "france": (15, 1, 8, 6, 30)}
+    assert [s["nation"] for s in g.scores() if s["winner"]] == ["usa"]
+
+
+def test_manual_final_scoring_uk_at_9_changes_nothing():
+    """IT:1712 vs IT:1722: the UK went 13 -> 9 in Round 13; it is last on Happiness either way."""
+    d = _final_position()
+    d["happiness"]["uk"] = 9
+    g = Game.from_dict(d)
+    assert [s["total"] for s in g.scores()] == [30, 30, 42, 32]
