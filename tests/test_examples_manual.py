@@ -380,3 +380,56 @@ def test_manual_final_scoring_uk_at_9_changes_nothing():
     d["happiness"]["uk"] = 9
     g = Game.from_dict(d)
     assert [s["total"] for s in g.scores()] == [30, 30, 42, 32]
+
+
+# ============================================================================ Round 4: France settles Syria
+def test_manual_round4_france_settles_syria_balfour_blocked_and_hughes_modifier():
+    """IT:1474-1492: France (unit already deployed in the Middle East's column 5, Happiness 13)
+    settles Syria for the French Mandate (USA -1, ME Unrest +1); nobody has a cube on Balfour, so
+    France decides its Optional conference: 2 Influence to Exhausted, +2 Happiness (13 -> 15) and
+    +2 ME Unrest, of which the French unit blocks all but one. The crisis, Billy Hughes, checks
+    the Middle East (column 4, 5+): the roll is 5, France announces -1 and there is no uprising.
+    (Parts of the board the Manual does not state are filled with neutral choices.)"""
+    slots = ["Constantinople", "Syria", "Thrace", "Slovenia & Croatia", "Shantung"]
+    g = Game.from_dict({
+        "num_players": 4, "active": "france",
+        "table": [{"issue": "Constantinople", "cubes": {"uk": 7, "france": 4}},
+                  {"issue": "Syria", "cubes": {"france": 2, "italy": 1}}],
+        "waiting_room": [{"issue": "Thrace", "cubes": {"usa": 3, "uk": 2}}, {"issue": "Slovenia & Croatia"}],
+        "settled": [{"issue": "Armenia", "controller": "uk", "option": "Turkey"},
+                    {"issue": "Rheinland", "controller": "france", "option": "French Occupation"}],
+        "issue_discards": ["Cilicia", "Korea", "High Seas Fleet"],
+        "issue_deck": issue_deck(top=["Shantung", "Somalia"],
+                                 placed=slots + ["Armenia", "Rheinland", "Cilicia", "Korea", "High Seas Fleet"]),
+        "events": events(table="Arthur Balfour", waiting=["Jan Smuts"], top=["Billy Hughes"]),
+        "regions": regions(europe=1, middle_east=(2, 1), pacific=3),
+        "happiness": happiness(france=13, usa=18),
+        "players": {"france": {"influence": {"available": 5, "exhausted": 4},
+                               "military": {"available": 2, "deployed": {"middle_east": 5}}}},
+        "forced_dice": [5],
+        "strategies": {"dealt": STRATEGIES_DEALT, "draft_done": True},
+    })
+    act(g, "settle", decision="turn", by="france", slot=1)
+    act(g, "option", decision="option", by="france", option=option_index("Syria", "French Mandate"))
+    d = g.to_dict()
+    assert d["happiness"]["usa"] == 17 and d["regions"]["middle_east"]["unrest"] == 3
+    act(g, "accept", decision="optional", by="france", yes=1)
+    d = g.to_dict()
+    assert d["happiness"]["france"] == 15
+    assert d["regions"]["middle_east"]["unrest"] == 4                     # blocked by the unit in column 5
+    fr = d["players"]["france"]["influence"]
+    assert fr == {"available": 5 - 2, "exhausted": 4 + 2 + 2}             # Syria's 2 and Balfour's 2
+    # Jan Smuts and Slovenia & Croatia to the table; draw Shantung (kept) and Somalia (IT:1488-1490)
+    act(g, "advance_issue", decision="adv_issue", by="france", slot=1)
+    act(g, "advance_event", decision="adv_event", by="france", slot=0)
+    act(g, "accept", decision="event_cube", by="france", yes=0)
+    act(g, "add_issue", decision="add_issue", by="france", source=3)
+    act(g, "keep", decision="keep", by="france", which=0)
+    assert g.to_dict()["issue_discards"][-1] == "Somalia"
+    assert g.decision == "modifier" and g.current_player == SEAT["france"]
+    act(g, "modifier", delta=-1)
+    d = g.to_dict()
+    assert d["forced_dice"] == []
+    assert d["regions"]["middle_east"] == {"unrest": 4, "powder_keg": 1}
+    assert settled_map(g)["Syria"]["controller"] == "france"
+    assert g.decision == "turn" and g.current_player == SEAT["france"]

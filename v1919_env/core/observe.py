@@ -1,0 +1,190 @@
+"""Observations: everything public, from one seat's perspective (own nation first, the others in
+turn order), written by a compiled kernel into a float32 vector with named slices.
+
+`OBS_SLICES` (name, size, description) is the single source of the layout; `docs/observation.md`
+is generated from it. Hidden information (deck orders) never appears; deck sizes do.
+"""
+from __future__ import annotations
+
+from numba import njit
+
+from .layout import (ACTIVE, BID_HIGH, BID_INF, BID_ISSUE, BID_STR, D_KEEP, D_OPTION, D_NAVAL, DECISION_NAMES,
+                     DEMOB_NEXT, DEP_COL, DRAFT_DONE, DRAWN, EV_CUBE, EV_DECK_N, EV_TABLE, EV_WAIT, F_A0, F_PROC,
+                     FRAME_W, GAME_OVER, HAPPY, INF_AVAIL, INF_EXH, ISSUE_CTRL, ISSUE_DECK_N, ISSUE_DISC,
+                     ISSUE_DISC_N, ISSUE_NAVAL_UK, ISSUE_OPT, KEG, MAX_PLAYERS, MIL_AVAIL, MIL_DEMOB, MIL_EXH,
+                     MIL_DONE, N_EVENTS, N_ISSUES, N_NATIONS, N_REGIONS, N_SLOTS, N_STRATEGIES, NUM_PLAYERS,
+                     PENDING, PENDING_PLAYER, PLAYER_STRAT, POL_DONE, P_BID, P_UPRISING, SETTLING, SLOT_CUBES,
+                     SLOT_ISSUE, SP, STACK, STRAT_DEALT, TURN_NO, UNREST, UP_REGION)
+from .step import legal
+from .tables import T_ISSUE_STARS, T_SIGN
+
+N_DECISIONS = max(DECISION_NAMES) + 1
+R = MAX_PLAYERS + 1            # relative seat one-hot: 0 = me, 1.. = next seats clockwise, last = nobody
+
+OBS_SLICES = (
+    ("players_present", MAX_PLAYERS, "1 for each seat in play (me first, then clockwise)"),
+    ("influence_available", MAX_PLAYERS, "available cubes / 15, per relative seat"),
+    ("influence_exhausted", MAX_PLAYERS, "exhausted cubes / 15, per relative seat"),
+    ("military_available", MAX_PLAYERS, "available units / 3, per relative seat"),
+    ("military_exhausted", MAX_PLAYERS, "exhausted units / 3, per relative seat"),
+    ("military_demobilized", MAX_PLAYERS, "demobilized units / 3, per relative seat"),
+    ("deployed", MAX_PLAYERS * N_REGIONS * 4, "unit of relative seat in region at column 5..8 (one-hot)"),
+    ("player_happiness", MAX_PLAYERS, "happiness / 30 of each relative seat's nation"),
+    ("player_strategy", MAX_PLAYERS * N_STRATEGIES, "strategy card chosen by each relative seat (one-hot)"),
+    ("issues_controlled_stars", MAX_PLAYERS, "stars of settled issues controlled / 50, per relative seat"),
+    ("nation_happiness", N_NATIONS, "happiness / 30 of UK, France, USA, Italy, Japan (absolute order)"),
+    ("nation_signs", N_NATIONS, "1 if the nation's happiness is at the signing threshold or above"),
+    ("my_nation", N_NATIONS, "the observing seat's nation (one-hot)"),
+    ("unrest", N_REGIONS * 8, "unrest column 1..8 per region (one-hot)"),
+    ("powder_keg", N_REGIONS * 4, "powder keg 0..3 per region (one-hot)"),
+    ("slot_issue", N_SLOTS * N_ISSUES, "issue in slot 0-1 (table) and 2-4 (waiting room) (one-hot)"),
+    ("slot_cubes", N_SLOTS * MAX_PLAYERS, "cubes / 15 on each slot's issue per relative seat"),
+    ("discard_top3", 3 * N_ISSUES, "the top three discards, top first (one-hot)"),
+    ("settled_controller", N_ISSUES * R, "controller of each settled issue, relative seat (last = not settled)"),
+    ("settled_option", N_ISSUES * 4, "chosen option of each settled issue (one-hot)"),
+    ("settled_naval_uk", N_ISSUES, "UK-or-USA naval counters placed as UK"),
+    ("event_table", N_EVENTS, "event on the table (one-hot)"),
+    ("event_cube", R, "relative seat whose cube is on the table event (last = none)"),
+    ("event_waiting", 2 * N_EVENTS, "the two waiting events (one-hot)"),
+    ("deck_sizes", 4, "issue deck / 53, event deck / 46, issue discards / 53, demobilize spaces used / 6"),
+    ("strategy_dealt", N_STRATEGIES, "strategy cards dealt face up"),
+    ("draft_done", 1, "1 once the strategy draft has happened"),
+    ("turn", 4, "turn number / 200, political action done, military action done, game over"),
+    ("active_seat", R, "relative seat of the active player"),
+    ("decision", N_DECISIONS, "kind of the pending decision (one-hot, see DECISION_NAMES)"),
+    ("decider", R, "relative seat that decides now"),
+    ("settling_issue", N_ISSUES, "issue being settled / whose option is chosen (one-hot)"),
+    ("bid", 3 + R + N_ISSUES, "high bid strength / 8, influence / 15, bidding open; high bidder; issue at stake"),
+    ("uprising_region", N_REGIONS, "region whose uprising is being resolved (one-hot)"),
+    ("drawn_issues", 2 * N_ISSUES, "the two issues drawn to choose from (one-hot)"),
+)
+
+_offs = {}
+_o = 0
+for _name, _n, _ in OBS_SLICES:
+    _offs[_name] = _o
+    _o += _n
+OBS_SIZE = _o
+O_PRESENT, O_INF_AV, O_INF_EX, O_MIL_AV, O_MIL_EX, O_MIL_DM, O_DEPLOYED, O_PHAPPY, O_PSTRAT, O_PSTARS, O_NHAPPY, \
+    O_NSIGN, O_MYNAT, O_UNREST, O_KEG, O_SLOT_ISSUE, O_SLOT_CUBES, O_DISC3, O_SET_CTRL, O_SET_OPT, O_SET_NAVAL, \
+    O_EV_TABLE, O_EV_CUBE, O_EV_WAIT, O_DECKS, O_STRAT_DEALT, O_DRAFT, O_TURN, O_ACTIVE, O_DECISION, O_DECIDER, \
+    O_SETTLING, O_BID, O_UP_REGION, O_DRAWN = (_offs[n] for n, _, _ in OBS_SLICES)
+
+
+def obs_slices() -> dict[str, tuple[int, int, str]]:
+    """name -> (offset, size, description)."""
+    return {n: (_offs[n], k, d) for n, k, d in OBS_SLICES}
+
+
+@njit(cache=True)
+def _rel(p, seat, n):
+    return (p - seat + n) % n if p >= 0 else MAX_PLAYERS
+
+
+@njit(cache=True)
+def observe(s, T, seat, out):
+    """Write seat's observation into out (float32, OBS_SIZE)."""
+    out[:] = 0.0
+    n = s[NUM_PLAYERS]
+    for k in range(n):
+        p = (seat + k) % n
+        out[O_PRESENT + k] = 1.0
+        out[O_INF_AV + k] = s[INF_AVAIL + p] / 15.0
+        out[O_INF_EX + k] = s[INF_EXH + p] / 15.0
+        out[O_MIL_AV + k] = s[MIL_AVAIL + p] / 3.0
+        out[O_MIL_EX + k] = s[MIL_EXH + p] / 3.0
+        out[O_MIL_DM + k] = s[MIL_DEMOB + p] / 3.0
+        for r in range(N_REGIONS):
+            c = s[DEP_COL + p * N_REGIONS + r]
+            if c >= 5:
+                out[O_DEPLOYED + (k * N_REGIONS + r) * 4 + c - 5] = 1.0
+        out[O_PHAPPY + k] = s[HAPPY + p] / 30.0
+        st = s[PLAYER_STRAT + p]
+        if st >= 0:
+            out[O_PSTRAT + k * N_STRATEGIES + st] = 1.0
+    for nat in range(N_NATIONS):
+        out[O_NHAPPY + nat] = s[HAPPY + nat] / 30.0
+        if s[HAPPY + nat] >= T[T_SIGN]:
+            out[O_NSIGN + nat] = 1.0
+    out[O_MYNAT + seat] = 1.0
+    for r in range(N_REGIONS):
+        out[O_UNREST + r * 8 + s[UNREST + r] - 1] = 1.0
+        out[O_KEG + r * 4 + s[KEG + r]] = 1.0
+    for sl in range(N_SLOTS):
+        i = s[SLOT_ISSUE + sl]
+        if i >= 0:
+            out[O_SLOT_ISSUE + sl * N_ISSUES + i] = 1.0
+        for p in range(n):
+            out[O_SLOT_CUBES + sl * MAX_PLAYERS + _rel(p, seat, n)] = s[SLOT_CUBES + sl * MAX_PLAYERS + p] / 15.0
+    nd = s[ISSUE_DISC_N]
+    for k in range(min(3, nd)):
+        out[O_DISC3 + k * N_ISSUES + s[ISSUE_DISC + nd - 1 - k]] = 1.0
+    for i in range(N_ISSUES):
+        c = s[ISSUE_CTRL + i]
+        out[O_SET_CTRL + i * R + _rel(c, seat, n)] = 1.0
+        if c >= 0:
+            out[O_PSTARS + _rel(c, seat, n)] += T[T_ISSUE_STARS + i] / 50.0
+            if s[ISSUE_OPT + i] >= 0:
+                out[O_SET_OPT + i * 4 + s[ISSUE_OPT + i]] = 1.0
+            out[O_SET_NAVAL + i] = s[ISSUE_NAVAL_UK + i]
+    if s[EV_TABLE] >= 0:
+        out[O_EV_TABLE + s[EV_TABLE]] = 1.0
+    out[O_EV_CUBE + _rel(s[EV_CUBE], seat, n)] = 1.0
+    for w in range(2):
+        if s[EV_WAIT + w] >= 0:
+            out[O_EV_WAIT + w * N_EVENTS + s[EV_WAIT + w]] = 1.0
+    out[O_DECKS] = s[ISSUE_DECK_N] / 53.0
+    out[O_DECKS + 1] = s[EV_DECK_N] / 46.0
+    out[O_DECKS + 2] = nd / 53.0
+    out[O_DECKS + 3] = s[DEMOB_NEXT] / 6.0
+    for j in range(MAX_PLAYERS + 1):
+        if s[STRAT_DEALT + j] >= 0:
+            out[O_STRAT_DEALT + s[STRAT_DEALT + j]] = 1.0
+    out[O_DRAFT] = s[DRAFT_DONE]
+    out[O_TURN] = s[TURN_NO] / 200.0
+    out[O_TURN + 1] = s[POL_DONE]
+    out[O_TURN + 2] = s[MIL_DONE]
+    out[O_TURN + 3] = 1.0 if s[GAME_OVER] != 0 else 0.0
+    out[O_ACTIVE + _rel(s[ACTIVE], seat, n)] = 1.0
+    if s[GAME_OVER] == 0:
+        out[O_DECISION + s[PENDING]] = 1.0
+        out[O_DECIDER + _rel(s[PENDING_PLAYER], seat, n)] = 1.0
+    else:
+        out[O_DECIDER + MAX_PLAYERS] = 1.0
+    # context of the pending decision
+    i = s[SETTLING]
+    if s[PENDING] == D_OPTION or s[PENDING] == D_NAVAL:
+        i = s[STACK + (s[SP] - 1) * FRAME_W + F_A0]
+    if i >= 0:
+        out[O_SETTLING + i] = 1.0
+    bidding = False
+    uprising = False
+    for k in range(s[SP]):
+        proc = s[STACK + k * FRAME_W + F_PROC]
+        if proc == P_BID:
+            bidding = True
+        if proc == P_UPRISING:
+            uprising = True
+    if bidding:
+        out[O_BID] = s[BID_STR] / 8.0
+        out[O_BID + 1] = s[BID_INF] / 15.0
+        out[O_BID + 2] = 1.0
+        out[O_BID + 3 + _rel(s[BID_HIGH], seat, n)] = 1.0
+        out[O_BID + 3 + R + s[BID_ISSUE]] = 1.0
+    if uprising and s[UP_REGION] >= 0:
+        out[O_UP_REGION + s[UP_REGION]] = 1.0
+    if s[PENDING] == D_KEEP and s[GAME_OVER] == 0:
+        out[O_DRAWN + s[DRAWN]] = 1.0
+        out[O_DRAWN + N_ISSUES + s[DRAWN + 1]] = 1.0
+
+
+
+@njit(cache=True)
+def observe_and_mask(s, T, seat, out, mask, buf):
+    """Observation of `seat` and its action mask (zeros unless seat decides now) in one call."""
+    observe(s, T, seat, out)
+    mask[:] = 0
+    if s[GAME_OVER] == 0 and s[PENDING_PLAYER] == seat:
+        n = legal(s, T, buf)
+        for j in range(n):
+            mask[buf[j]] = 1

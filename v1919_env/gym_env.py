@@ -1,0 +1,152 @@
+"""Gymnasium environment with one learning seat: `v1919_env.gym_env(...)` or
+`gymnasium.make("Versailles1919-v0")`.
+
+The other seats are played by opponent policies (random by default; any callable
+`policy(observation_dict, info) -> action` or an object with `.act(observation, action_mask)`).
+`action_masks()` serves sb3-contrib's MaskablePPO. The episode ends at game end; the reward is
+the learner's terminal reward (v1919_env.rewards).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from .actions import NUM_ACTIONS
+from .core import layout as L
+from .core.observe import OBS_SIZE, observe_and_mask
+from .core.step import legal, try_step
+from .game import Game, IllegalActionError
+from .pettingzoo_env import OBS_HIGH, observation_space
+from .rewards import REWARD_KINDS, terminal_rewards
+
+
+class RandomPolicy:
+    """Uniformly random legal actions from its own generator."""
+
+    def __init__(self, seed: int | None = None):
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal_ids = np.flatnonzero(action_mask)
+        return int(legal_ids[self.rng.integers(len(legal_ids))])
+
+
+class Versailles1919Env(gym.Env):
+    """One seat learns; the others are opponents. obs_mode 'dict' (observation + action_mask, the
+    PettingZoo layout) or 'vector' (the observation only; use action_masks())."""
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+
+    def __init__(self, num_players: int = 4, seat: int = 0, opponents: Sequence | Callable | None = None,
+                 reward: str = "win_loss", obs_mode: str = "dict", render_mode: str | None = None,
+                 variant: str = "standard", negotiation: bool = False, card_set: str | None = None,
+                 random_seat: bool = False):
+        if num_players not in (3, 4):
+            raise ValueError(f"num_players must be 3 or 4, got {num_players}")
+        if not 0 <= seat < num_players:
+            raise ValueError(f"seat must be in 0..{num_players - 1}, got {seat}")
+        if reward not in REWARD_KINDS:
+            raise ValueError(f"reward must be one of {REWARD_KINDS}, got {reward!r}")
+        if obs_mode not in ("dict", "vector"):
+            raise ValueError(f"obs_mode must be 'dict' or 'vector', got {obs_mode!r}")
+        if render_mode not in (None, "ansi", "human"):
+            raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
+        self.num_players = num_players
+        self.seat = seat
+        self.random_seat = random_seat
+        self.reward_kind = reward
+        self.obs_mode = obs_mode
+        self.render_mode = render_mode
+        self.config = dict(variant=variant, negotiation=negotiation, card_set=card_set)
+        self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self.observation_space = observation_space() if obs_mode == "dict" else \
+            spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32)
+        if opponents is None:
+            opponents = [RandomPolicy() for _ in range(num_players)]
+        elif callable(opponents) or hasattr(opponents, "act"):
+            opponents = [opponents] * num_players
+        self.opponents = list(opponents)
+        if len(self.opponents) < num_players:
+            raise ValueError(f"need one opponent policy per seat ({num_players}), got {len(self.opponents)}")
+        self._obs = np.zeros(OBS_SIZE, np.float32)
+        self._mask = np.zeros(NUM_ACTIONS, np.int8)
+        self._buf = np.empty(1024, np.int64)
+        self.game: Game | None = None
+        self.card_set_label = Game.new(num_players, seed=0, **self.config).cards.label
+
+    # ------------------------------------------------------------------ helpers
+    def _observe(self, seat: int):
+        observe_and_mask(self.game.state, self.game.T, seat, self._obs, self._mask, self._buf)
+        if self.obs_mode == "dict":
+            return {"observation": self._obs.copy(), "action_mask": self._mask.copy()}
+        return self._obs.copy()
+
+    def _info(self) -> dict:
+        g = self.game
+        return {"decision": g.decision, "seat": self.seat, "card_set": self.card_set_label}
+
+    def _play_opponents(self) -> None:
+        g = self.game
+        while not g.is_over and int(g.state[L.PENDING_PLAYER]) != self.seat:
+            p = int(g.state[L.PENDING_PLAYER])
+            pol = self.opponents[p]
+            observe_and_mask(g.state, g.T, p, self._obs, self._mask, self._buf)
+            if hasattr(pol, "act"):
+                a = pol.act(self._obs, self._mask)
+            else:
+                a = pol({"observation": self._obs, "action_mask": self._mask}, {"decision": g.decision, "seat": p})
+            if not try_step(g.state, g.T, int(a), self._buf):
+                raise IllegalActionError(f"opponent in seat {p} chose illegal action {a} in phase '{g.decision}'")
+
+    # ------------------------------------------------------------------ gym API
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        game_seed = int(self.np_random.integers(0, 2 ** 62))
+        if self.random_seat:
+            self.seat = int(self.np_random.integers(self.num_players))
+        for k, pol in enumerate(self.opponents):
+            if isinstance(pol, RandomPolicy):
+                pol.rng = np.random.default_rng(game_seed + 7 * k + 1)
+        self.game = Game.new(self.num_players, seed=game_seed, **self.config)
+        self._play_opponents()
+        return self._observe(self.seat), self._info()
+
+    def step(self, action):
+        g = self.game
+        if g is None or g.is_over:
+            raise RuntimeError("call reset() before step() (the episode has ended)")
+        g.step(int(action))          # raises IllegalActionError naming the phase; nothing changes
+        self._play_opponents()
+        obs = self._observe(self.seat)
+        info = self._info()
+        if g.is_over:
+            sc = g.scores()
+            info["scores"] = sc
+            reward = terminal_rewards(sc, self.reward_kind)[self.seat]
+            return obs, float(reward), not g.truncated, g.truncated, info
+        return obs, 0.0, False, False, info
+
+    def action_masks(self) -> np.ndarray:
+        """Boolean mask of the learner's legal actions (sb3-contrib MaskablePPO)."""
+        m = np.zeros(NUM_ACTIONS, bool)
+        g = self.game
+        if not g.is_over:
+            n = legal(g.state, g.T, self._buf)
+            m[self._buf[:n]] = True
+        return m
+
+    def render(self):
+        if self.render_mode is None:
+            return None
+        text = self.game.render()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+
+def gym_env(**kwargs) -> Versailles1919Env:
+    return Versailles1919Env(**kwargs)

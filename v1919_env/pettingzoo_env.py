@@ -1,0 +1,193 @@
+"""PettingZoo AEC environment: `v1919_env.env(num_players=4, render_mode=None, **config)`.
+
+Agents are the nations (`uk`, `france`, `usa`, `italy`); `agent_selection` is whoever must decide
+now (the active player, an issue's controller choosing its option, an event cube's owner, each
+bidder, each drafter, a mutinying player). Observations are `{"observation": float32 vector,
+"action_mask": int8 vector}` from the observing seat's own perspective (docs/observation.md).
+Order, bounds and legality are checked inside the env, cheaply, so no wrapper is needed.
+"""
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from .actions import NUM_ACTIONS
+from .core import layout as L
+from .core.observe import OBS_SIZE, observe_and_mask
+from .core.step import legal
+from .game import Game, IllegalActionError
+from .rewards import REWARD_KINDS, terminal_rewards
+from .vocab import PLAYER_NATIONS
+
+ILLEGAL_POLICIES = ("raise", "penalize")
+OBS_HIGH = 10.0
+
+
+def observation_space() -> spaces.Dict:
+    return spaces.Dict({"observation": spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32),
+                        "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8)})
+
+
+class raw_env(AECEnv):
+    """Versailles 1919 for 3 or 4 players as a PettingZoo AEC environment.
+
+    config: variant ('standard', 'short15', 'long10', 'longest'), negotiation (bool), card_set
+    (path), reward ('win_loss' | 'rank' | 'score_margin'), illegal_action ('raise' | 'penalize'),
+    illegal_penalty (float, default -1), auto_forced (apply decisions with one legal action),
+    shaping (bool: per-step change of the provisional score margin / 50; off by default).
+    """
+
+    metadata = {"name": "versailles1919_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False,
+                "render_fps": 1}
+
+    def __init__(self, num_players: int = 4, render_mode: str | None = None, variant: str = "standard",
+                 negotiation: bool = False, card_set: str | None = None, reward: str = "win_loss",
+                 illegal_action: str = "raise", illegal_penalty: float = -1.0, auto_forced: bool = False,
+                 shaping: bool = False):
+        super().__init__()
+        if num_players not in (3, 4):
+            raise ValueError(f"num_players must be 3 or 4, got {num_players}")
+        if render_mode not in (None, "ansi", "human"):
+            raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
+        if reward not in REWARD_KINDS:
+            raise ValueError(f"reward must be one of {REWARD_KINDS}, got {reward!r}")
+        if illegal_action not in ILLEGAL_POLICIES:
+            raise ValueError(f"illegal_action must be one of {ILLEGAL_POLICIES}, got {illegal_action!r}")
+        self.num_players = num_players
+        self.render_mode = render_mode
+        self.config = dict(variant=variant, negotiation=negotiation, card_set=card_set)
+        self.reward_kind = reward
+        self.illegal_action = illegal_action
+        self.illegal_penalty = float(illegal_penalty)
+        self.auto_forced = auto_forced
+        self.shaping = shaping
+        self.possible_agents = list(PLAYER_NATIONS[num_players])
+        self._seat = {a: k for k, a in enumerate(self.possible_agents)}
+        space = observation_space()
+        self.observation_spaces = {a: space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self._obs = np.zeros(OBS_SIZE, np.float32)
+        self._mask = np.zeros(NUM_ACTIONS, np.int8)
+        self._buf = np.empty(1024, np.int64)
+        self._seed = None
+        self.game: Game | None = None
+        # the card set is recorded with every result
+        g = Game.new(num_players, seed=0, **self.config)
+        self.card_set_label = g.cards.label
+        self.metadata = dict(self.metadata, card_set=self.card_set_label)
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ reset / observe
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None:
+            self._seed = int(seed)
+        elif self._seed is None:
+            self._seed = int(np.random.SeedSequence().entropy % (2 ** 62))
+        else:
+            self._seed = (self._seed * 6364136223846793005 + 1442695040888963407) % (2 ** 62)
+        self.game = Game.new(self.num_players, seed=self._seed, **self.config)
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._margin = [0.0] * self.num_players
+        if self.auto_forced:
+            self._apply_forced()
+        self._after_move()
+
+    def observe(self, agent):
+        seat = self._seat[agent]
+        obs = np.empty(OBS_SIZE, np.float32)
+        mask = np.empty(NUM_ACTIONS, np.int8)
+        observe_and_mask(self.game.state, self.game.T, seat, obs, mask, self._buf)
+        return {"observation": obs, "action_mask": mask}
+
+    # ------------------------------------------------------------------ stepping
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self._cumulative_rewards[agent] = 0.0
+        self._clear_rewards()
+        g = self.game
+        try:
+            if action is None:
+                raise IllegalActionError(f"{agent} must act in phase '{g.decision}'; None is only for finished agents")
+            g.step(int(action))
+        except (IllegalActionError, ValueError, TypeError):
+            if self.illegal_action == "raise":
+                raise
+            # PettingZoo's convention: the offender is penalised and the game ends
+            for a in self.agents:
+                self.terminations[a] = True
+                self.rewards[a] = self.illegal_penalty if a == agent else 0.0
+                self.infos[a] = {"illegal_action": a == agent, "decision": "game_over"}
+            self._accumulate_rewards()
+            return
+        if self.auto_forced:
+            self._apply_forced()
+        if self.shaping and not g.is_over:
+            self._shape()
+        self._after_move()
+
+    def _apply_forced(self) -> None:
+        g = self.game
+        while not g.is_over and legal(g.state, g.T, self._buf) == 1:
+            g.step(int(self._buf[0]))
+
+    def _shape(self) -> None:
+        sc = self.game.scores()
+        tot = [s["total"] for s in sc]
+        for p, a in enumerate(self.possible_agents):
+            others = (sum(tot) - tot[p]) / (len(tot) - 1)
+            m = (tot[p] - others) / 50.0
+            self.rewards[a] += m - self._margin[p]
+            self._margin[p] = m
+
+    def _after_move(self) -> None:
+        g = self.game
+        if g.is_over:
+            rew = terminal_rewards(g.scores(), self.reward_kind)
+            trunc = g.truncated
+            for p, a in enumerate(self.possible_agents):
+                if a in self.rewards:
+                    self.rewards[a] += rew[p] - (self._margin[p] if self.shaping else 0.0)
+                    self.terminations[a] = not trunc
+                    self.truncations[a] = trunc
+                    self.infos[a] = {"decision": "game_over", "scores": g.scores(), "card_set": self.card_set_label}
+            self._accumulate_rewards()
+            if getattr(self, "agent_selection", None) not in self.agents:
+                self.agent_selection = self.agents[0]
+            return
+        self._accumulate_rewards()
+        agent = self.possible_agents[int(g.state[L.PENDING_PLAYER])]
+        self.agent_selection = agent
+        self.infos = {a: {} for a in self.agents}
+        self.infos[agent] = {"decision": g.decision, "active": self.possible_agents[int(g.state[L.ACTIVE])]}
+
+    # ------------------------------------------------------------------ rendering
+    def render(self):
+        if self.render_mode is None:
+            return None
+        text = self.game.render()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+
+def env(num_players: int = 4, render_mode: str | None = None, **config) -> raw_env:
+    """The AEC environment (no extra wrappers: order, bounds and legality are checked inside)."""
+    return raw_env(num_players=num_players, render_mode=render_mode, **config)

@@ -1,0 +1,40 @@
+"""Terminal rewards from the final scoring, shared by the PettingZoo and Gymnasium environments.
+
+- `win_loss` (default): zero-sum; the winners split +1, the others split -1 (a shared victory
+  splits the +1; with everyone tied all get 0).
+- `rank`: +1 for first place down to -1 for last, linear in rank; tied places share the average.
+- `score_margin`: (own total - mean of the other totals) / 50, clipped to [-1, 1].
+"""
+from __future__ import annotations
+
+REWARD_KINDS = ("win_loss", "rank", "score_margin")
+
+
+def terminal_rewards(scores: list[dict], kind: str = "win_loss") -> list[float]:
+    """Rewards per seat from Game.scores() (winners already tie-broken by the rules)."""
+    n = len(scores)
+    if kind not in REWARD_KINDS:
+        raise ValueError(f"reward must be one of {REWARD_KINDS}, got {kind!r}")
+    if kind == "win_loss":
+        w = [s["winner"] for s in scores]
+        k = sum(w)
+        if k == n:
+            return [0.0] * n
+        return [1.0 / k if x else -1.0 / (n - k) for x in w]
+    if kind == "rank":
+        # order by the rules' ranking: total, happiness tie-break is inside 'winner' only, so use totals
+        totals = [s["total"] for s in scores]
+        out = []
+        for t in totals:
+            better = sum(1 for u in totals if u > t)
+            same = sum(1 for u in totals if u == t)
+            # average of the linear values of the places [better, better + same)
+            vals = [1.0 - 2.0 * r / (n - 1) for r in range(better, better + same)]
+            out.append(sum(vals) / len(vals))
+        return out
+    totals = [s["total"] for s in scores]
+    out = []
+    for p, t in enumerate(totals):
+        others = [u for q, u in enumerate(totals) if q != p]
+        out.append(max(-1.0, min(1.0, (t - sum(others) / len(others)) / 50.0)))
+    return out
