@@ -243,3 +243,21 @@ def test_negotiation_transfer():
     assert d["uk"]["influence"] == {"available": 11, "exhausted": 4}
     assert d["france"]["influence"] == {"available": 14, "exhausted": 1}
     assert not any(codec.decode(x).kind == "transfer" for x in g.legal_actions())   # once per turn
+
+
+def test_deadlock_ends_the_game():
+    """Project ruling P-10: a whole round of players with no political action ends the game."""
+    g = Game.from_dict({
+        "num_players": 3, "active": "uk",
+        "table": [{"issue": "Arabia"}, {"issue": "Syria"}],
+        "waiting_room": [{"issue": "Korea", "cubes": {"uk": 15}}, {"issue": "Vietnam", "cubes": {"france": 14}},
+                         {"issue": "Somalia", "cubes": {"usa": 14}}],
+        "players": {p: {"military": {"demobilized": 3}} for p in ("uk", "france", "usa")},
+    })
+    for _ in range(3):
+        assert not g.is_over
+        g.step(codec.encode("pass_political"))
+        if not g.is_over:
+            g.step(codec.encode("end_turn"))
+    assert g.is_over and g.deadlocked and not g.truncated
+    assert len(g.scores()) == 3

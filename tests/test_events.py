@@ -17,12 +17,30 @@ from __future__ import annotations
 import re
 
 import pytest
+from event_helpers import (
+    ALL_EVENTS,
+    EVENTS,
+    NATIONS,
+    REGIONS,
+    RIDX,
+    SEAT,
+    act,
+    conference_done,
+    controller,
+    crisis_done,
+    forced_left,
+    happy,
+    infl,
+    mil,
+    position,
+    regions,
+    to_conference,
+    to_crisis,
+    unrest,
+    without,
+)
 
-from event_helpers import (ALL_EVENTS, EVENTS, NATIONS, REGIONS, RIDX, SEAT, act, conference_done, controller,
-                           crisis_done, forced_left, happy, infl, keg, mil, position, regions, to_conference,
-                           to_crisis, unrest, without)
 from v1919_env.actions import decode, encode
-from v1919_env.game import Game
 
 WS = "Women's Suffrage"      # a League issue (no region track); option 1 "Exclude": UK -1, France -1 happiness
 WS_EXCLUDE = 1
@@ -89,7 +107,7 @@ def test_crisis_uprising_check_on_the_highest_region(name, die):
     Europe at column 5 (rises on 4+); the Pacific at 4 (rises on 5+) is not checked. Europe holds
     no issues, so an uprising only resets it: powder keg +1, unrest just right of the keg."""
     mod = _crisis_modifier(name)
-    g, before = to_crisis(position(top=name, unrest={"europe": 5, "pacific": 4}, forced_dice=[die, 6]))
+    g, _ = to_crisis(position(top=name, unrest={"europe": 5, "pacific": 4}, forced_dice=[die, 6]))
     assert crisis_done(g)
     assert forced_left(g) == [6], "exactly one region (the highest) is rolled for"
     if die + mod >= 4:
@@ -300,7 +318,7 @@ def test_crisis_random_region(name, die):
     what, delta = _random_effect(name)
     unr = {r: 4 for r in REGIONS}
     kg = {r: 1 for r in REGIONS}
-    g, before = to_crisis(position(top=name, unrest=unr, kegs=kg, forced_dice=[die]))
+    g, _ = to_crisis(position(top=name, unrest=unr, kegs=kg, forced_dice=[die]))
     assert crisis_done(g)
     assert forced_left(g) == []
     exp = {r: (4, 1) for r in REGIONS}
@@ -1203,9 +1221,6 @@ def test_crisis_mutinies_of_several_nations_go_clockwise_from_the_active_player(
     assert happy(g, "france") == 10 and happy(g, "uk") == 9
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: an each-player choice checks mutiny after every player's "
-                                       "happiness loss (core/events.py OP_HAPPY -> push_mutiny_if_needed), not "
-                                       "after the event has been applied in full (rulings A-10)")
 def test_conference_lenin_mutiny_waits_for_the_whole_event():
     """A-10: the mutiny check comes after the effect 'has been applied in full (... one event ...)'.
     Lenin: UK and France (both at 11 with 3 units) take -2 -> 9; every player chooses first, then
@@ -1265,3 +1280,13 @@ def test_conference_event_check_takes_player_die_modifiers(delta, risen):
     act(g, "modifier", encode("modifier", delta=delta), "france")
     assert conference_done(g)
     assert regions(g)["middle_east"] == ((2, 1) if risen else (5, 0))
+
+
+def test_conference_unaffordable_optional_still_returns_the_cube_to_exhausted():
+    """EN:332 (step 2d): after the conference event, a cube on it goes to Exhausted, also when the
+    decider (France) could not pay the optional cost (Masaryk: 2) and nothing happened."""
+    players = {"france": {"influence": {"exhausted": 13}}}
+    g = to_conference(position(table_event="Tomas Masaryk", cube="france", players=players, unrest={"europe": 5}))
+    assert conference_done(g)
+    assert infl(g, "france") == (1, 14)
+    assert regions(g)["europe"] == (5, 0)

@@ -8,7 +8,6 @@ rebuilds the position for the next player of the Manual (`_next_turn`).
 """
 from __future__ import annotations
 
-import pytest
 
 from v1919_env.game import Game
 

@@ -17,7 +17,7 @@ def __getattr__(name):
         from . import pettingzoo_env
         return getattr(pettingzoo_env, name)
     if name == "gym_env":
-        from .gym_env import gym_env
+        from .gymnasium_env import gym_env
         return gym_env
     raise AttributeError(name)
 
@@ -28,7 +28,7 @@ def _register() -> None:
     except ImportError:      # pragma: no cover
         return
     if "Versailles1919-v0" not in gymnasium.registry:
-        gymnasium.register(id="Versailles1919-v0", entry_point="v1919_env.gym_env:Versailles1919Env")
+        gymnasium.register(id="Versailles1919-v0", entry_point="v1919_env.gymnasium_env:Versailles1919Env")
 
 
 _register()

@@ -98,6 +98,11 @@ class Game:
         return int(self.state[L.GAME_OVER]) == 2
 
     @property
+    def deadlocked(self) -> bool:
+        """True if the game ended because no player had a political action left (project ruling P-10)."""
+        return int(self.state[L.GAME_OVER]) == 3
+
+    @property
     def decision(self) -> str:
         """Name of the pending decision (e.g. 'turn', 'bid', 'option'); 'game_over' at the end."""
         return "game_over" if self.is_over else L.DECISION_NAMES.get(int(self.state[L.PENDING]), "?")

@@ -16,7 +16,7 @@ from .vocab import NATIONS, REGIONS
 FORMAT = "v1919-position"
 VERSION = 1
 # engine internals (procedure registers and the frame stack) written raw for an exact round trip
-ENGINE_FIELDS = ("settling", "settle_gained", "drawn", "bid_issue", "bid_high", "bid_str", "bid_inf", "bid_inreg",
+ENGINE_FIELDS = ("pass_streak", "settling", "settle_gained", "drawn", "bid_issue", "bid_high", "bid_str", "bid_inf", "bid_inreg",
                  "bid_navail", "bid_passed", "bid_turn", "up_mask", "up_mod", "up_seq", "up_risen", "up_region",
                  "up_unsettled", "up_tied", "draft_order", "ev_iter", "ev_cur", "ev_reg", "ev_sign", "ev_regmask",
                  "ev_stage", "ret", "sp", "stack")
@@ -235,7 +235,7 @@ def from_dict(cls, d: dict):
         s[L.FIRST_PLAYER] = s[L.ACTIVE]
     s[L.TURN_NO] = _int(d.get("turn", 0), "turn", 0, 10 ** 6)
     s[L.DECISIONS] = _int(d.get("decisions", 0), "decisions", 0, 10 ** 6)
-    s[L.GAME_OVER] = _int(d.get("game_over", 0), "game_over", 0, 2)
+    s[L.GAME_OVER] = _int(d.get("game_over", 0), "game_over", 0, 3)
     ts = d.get("turn_state", {})
     _check_keys(ts, {"political_done", "military_done"}, "turn_state")
     s[L.POL_DONE] = int(bool(ts.get("political_done", False)))

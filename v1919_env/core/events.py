@@ -291,6 +291,8 @@ def event_proc(s, T, kind, a):
         if op == OP_END or pc >= EV_LEN:
             s[EV_ITER] = -1
             pop(s)
+            # mutinies follow the event applied in full (rulings A-10)
+            push_mutiny_if_needed(s, T)
             return
         if op == OP_UPRISING:
             _next(s, f)
@@ -343,8 +345,6 @@ def event_proc(s, T, kind, a):
                         k = T[b + 2] * (count_counters(s, T, T[b + 3], -1) if T[b + 3] >= 0 else 1)
                         recover_exhausted(s, p, k)
             _next(s, f)
-            if op == OP_HAPPY and push_mutiny_if_needed(s, T):
-                return
             continue
         if op == OP_CHOOSE_PLAYER:
             if kind == D_CHOOSE_PLAYER:
@@ -522,8 +522,6 @@ def event_proc(s, T, kind, a):
                 do_deploy(s, T, dec, x // (N_REGIONS * 4), (x // 4) % N_REGIONS, x % 4 + T[T_FIRST_DEP_COL])
                 kind = 0
                 _next(s, f)
-                if push_mutiny_if_needed(s, T):
-                    return
                 continue
             if legal_deploy_count(s, T, dec) == 0:
                 _next(s, f)

@@ -11,7 +11,7 @@ from .board import (cap_unrest_at_units, change_happiness, decide, demobilize_un
                     push_mutiny_if_needed, recover_exhausted, slot_total, top)
 from .layout import (ACTIVE, D_MUTINY, D_PLACE2, D_TURN, DEP_COL, F_A0, INF_AVAIL, INF_EXH, MAX_PLAYERS,
                      MIL_AVAIL, MIL_DONE, MIL_EXH, N_REGIONS, N_SLOTS, N_TABLE, NEGOTIATION, NUM_PLAYERS,
-                     POL_DONE, P_SETTLE, SLOT_CUBES, SLOT_ISSUE, TURN_NO)
+                     GAME_OVER, PASS_STREAK, POL_DONE, P_SETTLE, SLOT_CUBES, SLOT_ISSUE, TURN_NO)
 from .tables import (T_DEP_HAPPY, T_DEP_INF, T_FIRST_DEP_COL, T_RECLAIM_MAX, T_TRACK_COLS, T_TRANSFER_MAX)
 
 
@@ -241,7 +241,13 @@ def turn_proc(s, T, kind, a):
         return
     if a == A_PASS_POLITICAL:
         s[POL_DONE] = 1
+        s[PASS_STREAK] += 1
+        if s[PASS_STREAK] >= s[NUM_PLAYERS]:
+            # every player in turn had no political action: nothing can change any more (P-10)
+            s[GAME_OVER] = 3
         return
+    if A_PLACE <= a < A_DEPLOY:
+        s[PASS_STREAK] = 0
     if A_PLACE <= a < A_SETTLE:
         sl = (a - A_PLACE) // 15
         k = (a - A_PLACE) % 15 + 1

@@ -1,6 +1,10 @@
 """Gymnasium environment with one learning seat: `v1919_env.gym_env(...)` or
 `gymnasium.make("Versailles1919-v0")`.
 
+Any id of the action space is a valid input to `step()` (Gymnasium's contract): by default an
+illegal one ends the episode with `illegal_penalty` and `info["illegal_action"] = True`, the game
+itself untouched; `illegal_action="raise"` raises the core's error instead.
+
 The other seats are played by opponent policies (random by default; any callable
 `policy(observation_dict, info) -> action` or an object with `.act(observation, action_mask)`).
 `action_masks()` serves sb3-contrib's MaskablePPO. The episode ends at game end; the reward is
@@ -43,7 +47,7 @@ class Versailles1919Env(gym.Env):
     def __init__(self, num_players: int = 4, seat: int = 0, opponents: Sequence | Callable | None = None,
                  reward: str = "win_loss", obs_mode: str = "dict", render_mode: str | None = None,
                  variant: str = "standard", negotiation: bool = False, card_set: str | None = None,
-                 random_seat: bool = False):
+                 random_seat: bool = False, illegal_action: str = "penalize", illegal_penalty: float = -1.0):
         if num_players not in (3, 4):
             raise ValueError(f"num_players must be 3 or 4, got {num_players}")
         if not 0 <= seat < num_players:
@@ -54,6 +58,10 @@ class Versailles1919Env(gym.Env):
             raise ValueError(f"obs_mode must be 'dict' or 'vector', got {obs_mode!r}")
         if render_mode not in (None, "ansi", "human"):
             raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
+        if illegal_action not in ("raise", "penalize"):
+            raise ValueError(f"illegal_action must be 'raise' or 'penalize', got {illegal_action!r}")
+        self.illegal_action = illegal_action
+        self.illegal_penalty = float(illegal_penalty)
         self.num_players = num_players
         self.seat = seat
         self.random_seat = random_seat
@@ -118,7 +126,12 @@ class Versailles1919Env(gym.Env):
         g = self.game
         if g is None or g.is_over:
             raise RuntimeError("call reset() before step() (the episode has ended)")
-        g.step(int(action))          # raises IllegalActionError naming the phase; nothing changes
+        if not try_step(g.state, g.T, int(action), self._buf):
+            if self.illegal_action == "raise":
+                g.step(int(action))      # raises IllegalActionError naming the phase; nothing changes
+            info = self._info()
+            info["illegal_action"] = True
+            return self._observe(self.seat), self.illegal_penalty, True, False, info
         self._play_opponents()
         obs = self._observe(self.seat)
         info = self._info()
