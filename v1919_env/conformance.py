@@ -92,7 +92,7 @@ def check_invariants(g: Game, prev: Game | None = None) -> None:
     if bad:
         fail(f"events not in exactly one place: {[(g.event_name(e), int(ewhere[e])) for e in bad]}")
     mutiny = s[L.PENDING] == L.D_MUTINY or any(
-        s[L.STACK + k * L.FRAME_W + L.F_PROC] == L.P_MUTINY for k in range(int(s[L.SP])))
+        s[L.STACK + k * L.FRAME_W + L.F_PROC] in (L.P_MUTINY, L.P_EVENT) for k in range(int(s[L.SP])))
     if not mutiny and not g.is_over:
         from .core.board import over_unit_limit
         for p in range(np_):

@@ -9,7 +9,7 @@ from .board import over_unit_limit
 from .layout import (D_KEEP, D_MUTINY, DEP_COL, DRAWN, EV_CUBE, EV_DECK, EV_DECK_N, EV_DISC, EV_DISC_N, EV_TABLE, EV_WAIT,
                      FRAME_W, F_A0, F_PROC, GAME_OVER, HAPPY, INF_AVAIL, INF_EXH, ISSUE_CTRL, ISSUE_DECK,
                      ISSUE_DECK_N, ISSUE_DISC, ISSUE_DISC_N, KEG, MAX_PLAYERS, MIL_AVAIL, MIL_DEMOB, MIL_EXH,
-                     N_EVENTS, N_ISSUES, N_NATIONS, N_REGIONS, N_SLOTS, NUM_PLAYERS, PENDING, P_BID, P_MUTINY, SLOT_CUBES,
+                     N_EVENTS, N_ISSUES, N_NATIONS, N_REGIONS, N_SLOTS, NUM_PLAYERS, PENDING, P_BID, P_EVENT, P_MUTINY, SLOT_CUBES,
                      SLOT_ISSUE, SP, STACK, STATE_SIZE, UNREST)
 from .step import MAX_LEGAL, _policy_next, apply_action, init_game, legal
 from .tables import T_INFLUENCE, T_KEG_MAX, T_MILITARY
@@ -84,7 +84,8 @@ def check(s, T, prev_happy):
             return BAD_ISSUE
     mutiny = s[PENDING] == D_MUTINY
     for k in range(s[SP]):
-        if s[STACK + k * FRAME_W + F_PROC] == P_MUTINY:
+        proc = s[STACK + k * FRAME_W + F_PROC]
+        if proc == P_MUTINY or proc == P_EVENT:      # an event checks when applied in full (P-11)
             mutiny = True
     if not mutiny and s[GAME_OVER] == 0:
         for p in range(n):
