@@ -88,6 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--seconds", type=float, default=3.0, help="minimum time per measurement")
     b.add_argument("--json", action="store_true", help="print one JSON object")
     b.add_argument("--no-cold", action="store_true", help="skip the cold-compile measurement (minutes)")
+    b.add_argument("--env", action="store_true", help="also measure the PettingZoo AEC and Gymnasium envs")
     b.set_defaults(func=_cmd_bench)
     return p
 

@@ -98,6 +98,7 @@ class raw_env(AECEnv):
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
+        self._rewarded = False
         self._margin = [0.0] * self.num_players
         if self.auto_forced:
             self._apply_forced()
@@ -117,7 +118,9 @@ class raw_env(AECEnv):
             self._was_dead_step(action)
             return
         self._cumulative_rewards[agent] = 0.0
-        self._clear_rewards()
+        if self._rewarded:
+            self._clear_rewards()
+            self._rewarded = False
         g = self.game
         try:
             if action is None:
@@ -132,6 +135,7 @@ class raw_env(AECEnv):
                 self.rewards[a] = self.illegal_penalty if a == agent else 0.0
                 self.infos[a] = {"illegal_action": a == agent, "decision": "game_over"}
             self._accumulate_rewards()
+            self._rewarded = True
             return
         if self.auto_forced:
             self._apply_forced()
@@ -165,14 +169,20 @@ class raw_env(AECEnv):
                     self.truncations[a] = trunc
                     self.infos[a] = {"decision": "game_over", "scores": g.scores(), "card_set": self.card_set_label}
             self._accumulate_rewards()
+            self._rewarded = True
             if getattr(self, "agent_selection", None) not in self.agents:
                 self.agent_selection = self.agents[0]
             return
-        self._accumulate_rewards()
+        if self.shaping:
+            self._accumulate_rewards()
+            self._rewarded = True
+        prev = getattr(self, "agent_selection", None)
         agent = self.possible_agents[int(g.state[L.PENDING_PLAYER])]
         self.agent_selection = agent
-        self.infos = {a: {} for a in self.agents}
-        self.infos[agent] = {"decision": g.decision, "active": self.possible_agents[int(g.state[L.ACTIVE])]}
+        if prev in self.infos:
+            self.infos[prev] = {}
+        self.infos[agent] = {"decision": L.DECISION_NAMES[int(g.state[L.PENDING])],
+                             "active": self.possible_agents[int(g.state[L.ACTIVE])]}
 
     # ------------------------------------------------------------------ rendering
     def render(self):

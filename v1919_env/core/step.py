@@ -187,6 +187,19 @@ def random_playout_batch(S, T, policy_seed, max_decisions):
 
 
 @njit(cache=True)
+def play_random_until(s, T, seat, rng, buf):
+    """Play uniformly random legal actions for every seat but `seat` until `seat` must decide or the
+    game ends (random opponents of the Gymnasium env, in one compiled call). rng: uint64[1] state."""
+    k = 0
+    while s[GAME_OVER] == 0 and s[PENDING_PLAYER] != seat:
+        n = legal(s, T, buf)
+        rng[0] = _policy_next(rng[0])
+        apply_action(s, T, buf[np.int64((rng[0] >> np.uint64(33)) % np.uint64(n))])
+        k += 1
+    return k
+
+
+@njit(cache=True)
 def random_games(num_games, num_players, T, seed, variant, negotiation):
     """Create and play num_games random games at batch size 1 (a compiled loop); returns decisions."""
     s = np.zeros(STATE_SIZE, np.int32)

@@ -34,20 +34,20 @@ def need_to_lead(s, slot, p):
 def legal_place_first(s, p, out, n):
     """First placements (slot, k) that leave a legal second placement (no dead ends, EN:254-262)."""
     avail = s[INF_AVAIL + p]
+    need = np.full(N_SLOTS, 99, np.int64)
+    for sl in range(N_SLOTS):
+        if s[SLOT_ISSUE + sl] >= 0:
+            need[sl] = need_to_lead(s, sl, p)
     for s1 in range(N_SLOTS):
-        if s[SLOT_ISSUE + s1] < 0:
+        if need[s1] == 99:
             continue
-        need1 = need_to_lead(s, s1, p)
         best2 = 99
         for s2 in range(N_SLOTS):
-            if s2 != s1 and s[SLOT_ISSUE + s2] >= 0:
-                k2 = need_to_lead(s, s2, p)
-                if k2 < best2:
-                    best2 = k2
-        for k in range(need1, avail - best2 + 1):
-            if k <= 15:
-                out[n] = A_PLACE + s1 * 15 + k - 1
-                n += 1
+            if s2 != s1 and need[s2] < best2:
+                best2 = need[s2]
+        for k in range(need[s1], min(avail - best2, 15) + 1):
+            out[n] = A_PLACE + s1 * 15 + k - 1
+            n += 1
     return n
 
 
@@ -79,13 +79,14 @@ def legal_reclaim(s, T, p, out, n):
     kmax = min(T[T_RECLAIM_MAX], s[INF_EXH + p])
     dm = deployed_mask(s, p)
     for k in range(kmax + 1):
-        for m in range(32):
-            if m & ~dm:
-                continue
-            if k == 0 and m == 0 and s[MIL_EXH + p] == 0:
-                continue
-            out[n] = A_RECLAIM + k * 32 + m
-            n += 1
+        m = dm
+        while True:                      # every subset of the deployed regions
+            if k > 0 or m > 0 or s[MIL_EXH + p] > 0:
+                out[n] = A_RECLAIM + k * 32 + m
+                n += 1
+            if m == 0:
+                break
+            m = (m - 1) & dm
     return n
 
 
