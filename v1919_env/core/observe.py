@@ -12,9 +12,10 @@ from .layout import (ACTIVE, BID_HIGH, BID_INF, BID_ISSUE, BID_STR, D_KEEP, D_OP
                      DEMOB_NEXT, DEP_COL, DRAFT_DONE, DRAWN, EV_CUBE, EV_DECK_N, EV_TABLE, EV_WAIT, F_A0, F_PROC,
                      FRAME_W, GAME_OVER, HAPPY, INF_AVAIL, INF_EXH, ISSUE_CTRL, ISSUE_DECK_N, ISSUE_DISC,
                      ISSUE_DISC_N, ISSUE_NAVAL_UK, ISSUE_OPT, KEG, MAX_PLAYERS, MIL_AVAIL, MIL_DEMOB, MIL_EXH,
-                     MIL_DONE, N_EVENTS, N_ISSUES, N_NATIONS, N_REGIONS, N_SLOTS, N_STRATEGIES, NUM_PLAYERS,
+                     MIL_DONE, N_COUNTERS, N_EVENTS, N_ISSUES, N_NATIONS, N_REGIONS, N_SLOTS, N_STRATEGIES, NUM_PLAYERS,
                      PENDING, PENDING_PLAYER, PLAYER_STRAT, POL_DONE, P_BID, P_UPRISING, SETTLING, SLOT_CUBES,
                      SLOT_ISSUE, SP, STACK, STRAT_DEALT, TURN_NO, UNREST, UP_REGION)
+from .board import counters_of_kind, issue_counter
 from .step import legal
 from .tables import T_ISSUE_STARS, T_SIGN
 
@@ -43,6 +44,8 @@ OBS_SLICES = (
     ("settled_controller", N_ISSUES * R, "controller of each settled issue, relative seat (last = not settled)"),
     ("settled_option", N_ISSUES * 4, "chosen option of each settled issue (one-hot)"),
     ("settled_naval_uk", N_ISSUES, "UK-or-USA naval counters placed as UK"),
+    ("settled_counters", N_ISSUES * 7, "strategy counters on each settled issue per kind (vocab.COUNTER_BASE) / 4"),
+    ("counters_in_play", N_COUNTERS, "strategy counters on all settled issues per kind and flag (vocab.COUNTERS) / 8"),
     ("event_table", N_EVENTS, "event on the table (one-hot)"),
     ("event_cube", R, "relative seat whose cube is on the table event (last = none)"),
     ("event_waiting", 2 * N_EVENTS, "the two waiting events (one-hot)"),
@@ -67,7 +70,7 @@ for _name, _n, _ in OBS_SLICES:
 OBS_SIZE = _o
 O_PRESENT, O_INF_AV, O_INF_EX, O_MIL_AV, O_MIL_EX, O_MIL_DM, O_DEPLOYED, O_PHAPPY, O_PSTRAT, O_PSTARS, O_NHAPPY, \
     O_NSIGN, O_MYNAT, O_UNREST, O_KEG, O_SLOT_ISSUE, O_SLOT_CUBES, O_DISC3, O_SET_CTRL, O_SET_OPT, O_SET_NAVAL, \
-    O_EV_TABLE, O_EV_CUBE, O_EV_WAIT, O_DECKS, O_STRAT_DEALT, O_DRAFT, O_TURN, O_ACTIVE, O_DECISION, O_DECIDER, \
+    O_SET_CTRS, O_CTRS, O_EV_TABLE, O_EV_CUBE, O_EV_WAIT, O_DECKS, O_STRAT_DEALT, O_DRAFT, O_TURN, O_ACTIVE, O_DECISION, O_DECIDER, \
     O_SETTLING, O_BID, O_UP_REGION, O_DRAWN = (_offs[n] for n, _, _ in OBS_SLICES)
 
 
@@ -127,6 +130,10 @@ def observe(s, T, seat, out):
             if s[ISSUE_OPT + i] >= 0:
                 out[O_SET_OPT + i * 4 + s[ISSUE_OPT + i]] = 1.0
             out[O_SET_NAVAL + i] = s[ISSUE_NAVAL_UK + i]
+            for kind in range(7):
+                out[O_SET_CTRS + i * 7 + kind] = counters_of_kind(s, T, i, kind) / 4.0
+            for slot in range(N_COUNTERS):
+                out[O_CTRS + slot] += issue_counter(s, T, i, slot) / 8.0
     if s[EV_TABLE] >= 0:
         out[O_EV_TABLE + s[EV_TABLE]] = 1.0
     out[O_EV_CUBE + _rel(s[EV_CUBE], seat, n)] = 1.0
