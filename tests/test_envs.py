@@ -210,3 +210,22 @@ def test_observation_table_documents_every_slice():
         assert f"| {name} |" in text
     assert sum(n for _, n, _ in OBS_SLICES) == OBS_SIZE
     assert NUM_ACTIONS == v1919_env.env(4).action_space("uk").n
+
+
+def test_observation_counters_match_the_engine():
+    from v1919_env.core.board import issue_counter
+    from v1919_env.core.layout import N_ISSUES
+    from v1919_env.core.observe import obs_slices
+    from v1919_env.vocab import N_COUNTERS
+    e = v1919_env.env(4)
+    e.reset(seed=9)
+    rng = np.random.default_rng(2)
+    for _ in range(400):
+        if e.game.is_over:
+            break
+        e.step(int(rng.choice(np.flatnonzero(e.observe(e.agent_selection)["action_mask"]))))
+    g = e.game
+    want = [sum(issue_counter(g.state, g.T, i, k) for i in range(N_ISSUES)) for k in range(N_COUNTERS)]
+    off, n, _ = obs_slices()["counters_in_play"]
+    got = e.observe("uk")["observation"][off:off + n] * 8
+    assert np.allclose(got, want) and sum(want) > 0

@@ -15,9 +15,8 @@ from .layout import (ACTIVE, BID_HIGH, BID_INF, BID_ISSUE, BID_STR, D_KEEP, D_OP
                      MIL_DONE, N_COUNTERS, N_EVENTS, N_ISSUES, N_NATIONS, N_REGIONS, N_SLOTS, N_STRATEGIES, NUM_PLAYERS,
                      PENDING, PENDING_PLAYER, PLAYER_STRAT, POL_DONE, P_BID, P_UPRISING, SETTLING, SLOT_CUBES,
                      SLOT_ISSUE, SP, STACK, STRAT_DEALT, TURN_NO, UNREST, UP_REGION)
-from .board import counters_of_kind, issue_counter
 from .step import legal
-from .tables import T_ISSUE_STARS, T_SIGN
+from .tables import T_ISSUE_STARS, T_OPT_CTR, T_OPT_NAVAL, T_SIGN
 
 N_DECISIONS = max(DECISION_NAMES) + 1
 R = MAX_PLAYERS + 1            # relative seat one-hot: 0 = me, 1.. = next seats clockwise, last = nobody
@@ -130,10 +129,19 @@ def observe(s, T, seat, out):
             if s[ISSUE_OPT + i] >= 0:
                 out[O_SET_OPT + i * 4 + s[ISSUE_OPT + i]] = 1.0
             out[O_SET_NAVAL + i] = s[ISSUE_NAVAL_UK + i]
-            for kind in range(7):
-                out[O_SET_CTRS + i * 7 + kind] = counters_of_kind(s, T, i, kind) / 4.0
-            for slot in range(N_COUNTERS):
-                out[O_CTRS + slot] += issue_counter(s, T, i, slot) / 8.0
+            o = s[ISSUE_OPT + i]
+            if o >= 0:
+                base = T_OPT_CTR + (i * 4 + o) * N_COUNTERS
+                for slot in range(N_COUNTERS):
+                    c = T[base + slot]
+                    if slot == 5:                 # UK-or-USA naval counters placed as UK / USA
+                        c += s[ISSUE_NAVAL_UK + i]
+                    elif slot == 7:
+                        c += T[T_OPT_NAVAL + i * 4 + o] - s[ISSUE_NAVAL_UK + i]
+                    if c != 0:
+                        kind = slot if slot < 5 else (5 if slot < 10 else 6)
+                        out[O_SET_CTRS + i * 7 + kind] += c / 4.0
+                        out[O_CTRS + slot] += c / 8.0
     if s[EV_TABLE] >= 0:
         out[O_EV_TABLE + s[EV_TABLE]] = 1.0
     out[O_EV_CUBE + _rel(s[EV_CUBE], seat, n)] = 1.0
