@@ -261,3 +261,21 @@ def test_deadlock_ends_the_game():
             g.step(codec.encode("end_turn"))
     assert g.is_over and g.deadlocked and not g.truncated
     assert len(g.scores()) == 3
+
+
+def test_declared_game_info():
+    from v1919_env.core.step import MAX_DECISIONS
+    from v1919_env.game import GAME_INFO
+    assert GAME_INFO["num_actions"] == codec.NUM_ACTIONS and GAME_INFO["max_decisions"] == MAX_DECISIONS
+    lengths = random_games(3, 4, None, seed=77)
+    assert max(lengths) < GAME_INFO["max_decisions"]
+
+
+def test_determinize_longest_variant_keeps_game_end_at_the_bottom():
+    from v1919_env.core.tables import T_GAME_END
+    g = Game.new(4, seed=3, variant="longest")
+    ge = int(g.T[T_GAME_END])
+    for k in range(5):
+        d = g.determinize(k)
+        deck = list(d.state[L.ISSUE_DECK:L.ISSUE_DECK + int(d.state[L.ISSUE_DECK_N])])
+        assert ge in deck[:6]

@@ -24,6 +24,18 @@ POSITION_FORMAT = "v1919-position"
 POSITION_VERSION = 1
 
 
+GAME_INFO = {
+    "name": "versailles1919",
+    "num_players": (3, 4),
+    "num_actions": codec.NUM_ACTIONS,
+    "max_decisions": 20000,          # safety cap (project ruling P-08); random games average ~570
+    "chance": "explicit: dice and shuffles drawn from the generator inside the state",
+    "information": "imperfect: the issue and event deck orders are hidden (see Game.determinize)",
+    "utility": "general-sum scores; the environments' win_loss reward is zero-sum",
+}
+"""Declared facts about the game (OpenSpiel's GameInfo), checked by the tests."""
+
+
 class IllegalActionError(ValueError):
     """An action that is not legal now; the game is left unchanged."""
 
@@ -193,12 +205,24 @@ class Game:
         rng = np.random.default_rng(seed)
         ge = int(self.T[TB.T_GAME_END])
         n = int(s[L.ISSUE_DECK_N])
-        deck = s[L.ISSUE_DECK:L.ISSUE_DECK + n].copy()
-        # the position of GAME END in the deck is public knowledge (it was dealt at a known depth)
-        others = [int(x) for x in deck if x != ge]
-        rng.shuffle(others)
-        it = iter(others)
-        s[L.ISSUE_DECK:L.ISSUE_DECK + n] = [ge if x == ge else next(it) for x in deck]
+        deck = [int(x) for x in s[L.ISSUE_DECK:L.ISSUE_DECK + n]]
+        mix = int(self.T[TB.T_VAR_SHUFFLE + int(s[L.VARIANT])])
+        if ge in deck and mix == 0:
+            # GAME END was dealt at a known depth: its position is public, the rest is reshuffled
+            others = [x for x in deck if x != ge]
+            rng.shuffle(others)
+            it = iter(others)
+            deck = [ge if x == ge else next(it) for x in deck]
+        elif ge in deck:
+            # the longest game: GAME END is somewhere among the bottom mix + 1 cards (EN:188)
+            k = min(mix + 1, n)
+            bottom, top = deck[:k], deck[k:]
+            rng.shuffle(bottom)
+            rng.shuffle(top)
+            deck = bottom + top
+        else:
+            rng.shuffle(deck)
+        s[L.ISSUE_DECK:L.ISSUE_DECK + n] = deck
         m = int(s[L.EV_DECK_N])
         ev = s[L.EV_DECK:L.EV_DECK + m].copy()
         rng.shuffle(ev)
