@@ -125,7 +125,7 @@ def bench_envs(num_players: int, seconds: float, seed: int = 0) -> dict:
                 if term or trunc:
                     e.step(None)
                     continue
-                legal_ids = np.flatnonzero(obs["action_mask"])
+                legal_ids = obs["action_mask"].nonzero()[0]
                 e.step(int(legal_ids[int(rng.random() * len(legal_ids))]))
                 steps += 1
             games += 1
@@ -145,7 +145,7 @@ def bench_envs(num_players: int, seconds: float, seed: int = 0) -> dict:
             state["k"] += 1
             done = False
             while not done:
-                legal_ids = np.flatnonzero(obs["action_mask"])
+                legal_ids = obs["action_mask"].nonzero()[0]
                 obs, r, term, trunc, info = genv.step(int(legal_ids[int(rng.random() * len(legal_ids))]))
                 done = term or trunc
                 steps += 1

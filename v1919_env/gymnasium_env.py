@@ -26,6 +26,8 @@ from .game import Game, IllegalActionError
 from .pettingzoo_env import OBS_HIGH, observation_space
 from .rewards import REWARD_KINDS, terminal_rewards
 
+_DECISION_NAMES = [L.DECISION_NAMES.get(k, "?") for k in range(max(L.DECISION_NAMES) + 1)]
+
 
 class RandomPolicy:
     """Uniformly random legal actions from its own generator."""
@@ -91,14 +93,17 @@ class Versailles1919Env(gym.Env):
 
     # ------------------------------------------------------------------ helpers
     def _observe(self, seat: int):
-        observe_and_mask(self.game.state, self.game.T, seat, self._obs, self._mask, self._buf)
+        obs = np.empty(OBS_SIZE, np.float32)
+        mask = np.empty(NUM_ACTIONS, np.int8)
+        observe_and_mask(self.game.state, self.game.T, seat, obs, mask, self._buf)
         if self.obs_mode == "dict":
-            return {"observation": self._obs.copy(), "action_mask": self._mask.copy()}
-        return self._obs.copy()
+            return {"observation": obs, "action_mask": mask}
+        return obs
 
     def _info(self) -> dict:
-        g = self.game
-        return {"decision": g.decision, "seat": self.seat, "card_set": self.card_set_label}
+        st = self.game.state
+        return {"decision": "game_over" if st[L.GAME_OVER] else _DECISION_NAMES[st[L.PENDING]], "seat": self.seat,
+                "card_set": self.card_set_label}
 
     def _play_opponents(self) -> None:
         g = self.game
@@ -132,7 +137,7 @@ class Versailles1919Env(gym.Env):
 
     def step(self, action):
         g = self.game
-        if g is None or g.is_over:
+        if g is None or g.state[L.GAME_OVER]:
             raise RuntimeError("call reset() before step() (the episode has ended)")
         if not try_step(g.state, g.T, int(action), self._buf):
             if self.illegal_action == "raise":
@@ -143,7 +148,7 @@ class Versailles1919Env(gym.Env):
         self._play_opponents()
         obs = self._observe(self.seat)
         info = self._info()
-        if g.is_over:
+        if g.state[L.GAME_OVER]:
             sc = g.scores()
             info["scores"] = sc
             reward = terminal_rewards(sc, self.reward_kind)[self.seat]

@@ -15,12 +15,13 @@ from pettingzoo import AECEnv
 from .actions import NUM_ACTIONS
 from .core import layout as L
 from .core.observe import OBS_SIZE, observe_and_mask
-from .core.step import legal
+from .core.step import legal, try_step
 from .game import Game, IllegalActionError
 from .rewards import REWARD_KINDS, terminal_rewards
 from .vocab import PLAYER_NATIONS
 
 ILLEGAL_POLICIES = ("raise", "penalize")
+_DECISION_NAMES = [L.DECISION_NAMES.get(k, "?") for k in range(max(L.DECISION_NAMES) + 1)]
 OBS_HIGH = 10.0
 
 
@@ -125,8 +126,9 @@ class raw_env(AECEnv):
         try:
             if action is None:
                 raise IllegalActionError(f"{agent} must act in phase '{g.decision}'; None is only for finished agents")
-            g.step(int(action))
-        except (IllegalActionError, ValueError, TypeError):
+            if not try_step(g.state, g.T, int(action), self._buf):
+                g.step(int(action))         # raises the core's error naming the phase and the legal actions
+        except (IllegalActionError, ValueError, TypeError, OverflowError):
             if self.illegal_action == "raise":
                 raise
             # PettingZoo's convention: the offender is penalised and the game ends
@@ -159,7 +161,8 @@ class raw_env(AECEnv):
 
     def _after_move(self) -> None:
         g = self.game
-        if g.is_over:
+        st = g.state
+        if st[L.GAME_OVER]:
             rew = terminal_rewards(g.scores(), self.reward_kind)
             trunc = g.truncated
             for p, a in enumerate(self.possible_agents):
@@ -176,13 +179,14 @@ class raw_env(AECEnv):
         if self.shaping:
             self._accumulate_rewards()
             self._rewarded = True
+        infos = self.infos
         prev = getattr(self, "agent_selection", None)
-        agent = self.possible_agents[int(g.state[L.PENDING_PLAYER])]
+        agents = self.possible_agents
+        agent = agents[st[L.PENDING_PLAYER]]
         self.agent_selection = agent
-        if prev in self.infos:
-            self.infos[prev] = {}
-        self.infos[agent] = {"decision": L.DECISION_NAMES[int(g.state[L.PENDING])],
-                             "active": self.possible_agents[int(g.state[L.ACTIVE])]}
+        if prev in infos:
+            infos[prev] = {}
+        infos[agent] = {"decision": _DECISION_NAMES[st[L.PENDING]], "active": agents[st[L.ACTIVE]]}
 
     # ------------------------------------------------------------------ rendering
     def render(self):
