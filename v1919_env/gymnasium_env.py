@@ -24,9 +24,9 @@ from .core.observe import OBS_SIZE, observe_and_mask
 from .core.step import legal, play_random_until, try_step
 from .game import Game, IllegalActionError
 from .pettingzoo_env import OBS_HIGH, observation_space
+from .render import render_mode_output
 from .rewards import REWARD_KINDS, terminal_rewards
 
-_DECISION_NAMES = [L.DECISION_NAMES.get(k, "?") for k in range(max(L.DECISION_NAMES) + 1)]
 
 
 class RandomPolicy:
@@ -102,7 +102,7 @@ class Versailles1919Env(gym.Env):
 
     def _info(self) -> dict:
         st = self.game.state
-        return {"decision": "game_over" if st[L.GAME_OVER] else _DECISION_NAMES[st[L.PENDING]], "seat": self.seat,
+        return {"decision": "game_over" if st[L.GAME_OVER] else L.DECISION_LIST[st[L.PENDING]], "seat": self.seat,
                 "card_set": self.card_set_label}
 
     def _play_opponents(self) -> None:
@@ -165,13 +165,7 @@ class Versailles1919Env(gym.Env):
         return m
 
     def render(self):
-        if self.render_mode is None:
-            return None
-        text = self.game.render()
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render_mode_output(self.game, self.render_mode)
 
 
 def gym_env(**kwargs) -> Versailles1919Env:

@@ -17,11 +17,11 @@ from .core import layout as L
 from .core.observe import OBS_SIZE, observe_and_mask
 from .core.step import legal, try_step
 from .game import Game, IllegalActionError
+from .render import render_mode_output
 from .rewards import REWARD_KINDS, terminal_rewards
 from .vocab import PLAYER_NATIONS
 
 ILLEGAL_POLICIES = ("raise", "penalize")
-_DECISION_NAMES = [L.DECISION_NAMES.get(k, "?") for k in range(max(L.DECISION_NAMES) + 1)]
 OBS_HIGH = 10.0
 
 
@@ -186,17 +186,11 @@ class raw_env(AECEnv):
         self.agent_selection = agent
         if prev in infos:
             infos[prev] = {}
-        infos[agent] = {"decision": _DECISION_NAMES[st[L.PENDING]], "active": agents[st[L.ACTIVE]]}
+        infos[agent] = {"decision": L.DECISION_LIST[st[L.PENDING]], "active": agents[st[L.ACTIVE]]}
 
     # ------------------------------------------------------------------ rendering
     def render(self):
-        if self.render_mode is None:
-            return None
-        text = self.game.render()
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render_mode_output(self.game, self.render_mode)
 
     def close(self) -> None:
         pass

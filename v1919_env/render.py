@@ -77,3 +77,14 @@ def render_text(g) -> str:
             f"{r['nation']} {r['total']} (issues {r['issues']}, flags {r['flags']}, strategy {r['strategy']}, "
             f"happiness {r['happiness']}){' WINNER' if r['winner'] else ''}" for r in g.scores()))
     return "\n".join(out)
+
+
+def render_mode_output(game, mode: str | None):
+    """The environments' render(): None (no rendering), 'ansi' returns the text, 'human' prints it."""
+    if mode is None:
+        return None
+    text = game.render()
+    if mode == "human":
+        print(text)
+        return None
+    return text

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .layout import (ACTIVE, DEMOB_NEXT, DEP_COL, EV_TABLE, FORCED, FORCED_N, FORCED_POS, FRAME_W, F_A0,
+from .layout import (DEMOB_NEXT, DEP_COL, FORCED, FORCED_N, FORCED_POS, FRAME_W, F_A0,
                      F_PROC, F_STEP, HAPPY, INF_AVAIL, INF_EXH, ISSUE_CTRL, ISSUE_NAVAL_UK, ISSUE_OPT, KEG,
                      MAX_FRAMES, MAX_PLAYERS, MIL_AVAIL, MIL_DEMOB, MIL_EXH, N_ISSUES, N_REGIONS, NUM_PLAYERS,
                      PENDING, PENDING_PLAYER, P_MUTINY, RNG, SLOT_CUBES, SP, STACK, UNREST)
@@ -377,12 +377,3 @@ def issues_in_region(s, T, p, r):
             n += 1
     return n
 
-
-@njit(cache=True)
-def active_player(s):
-    return s[ACTIVE]
-
-
-@njit(cache=True)
-def event_on_table(s):
-    return s[EV_TABLE]

@@ -169,6 +169,8 @@ D_KEG_REGION = 27     # choose a region for a powder keg / unrest effect with re
 
 DECISION_NAMES = {v: k[2:].lower() for k, v in dict(globals()).items()
                   if k.startswith("D_") and isinstance(v, int)}
+DECISION_LIST = [DECISION_NAMES.get(k, "?") for k in range(max(DECISION_NAMES) + 1)]
+"""Decision names indexed by kind (a list, for fast lookups in the environments)."""
 
 
 def offsets() -> dict[str, tuple[int, int]]:

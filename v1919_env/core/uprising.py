@@ -5,7 +5,7 @@ from __future__ import annotations
 from numba import njit
 
 from .actions import A_BID, A_BID_PASS, A_CHOOSE_ISSUE, A_CHOOSE_PLAYER, A_DRAFT, A_MODIFIER, A_SIGN
-from .board import (change_happiness, count_counters, decide, move_unrest, pop, push, push_mutiny_if_needed,
+from .board import (change_happiness, count_counters, decide, issues_in_region, move_unrest, pop, push, push_mutiny_if_needed,
                     reset_unrest_after_uprising, roll_die, star_total, top)
 from .layout import (ACTIVE, BID_HIGH, BID_INF, BID_INREG, BID_ISSUE, BID_NAVAIL, BID_PASSED, BID_STR, BID_TURN,
                      D_AFFECTED, D_BID, D_DRAFT, D_MODIFIER, D_SIGN, D_UPRISING_ISSUE, DEP_COL, DRAFT_DONE,
@@ -49,15 +49,6 @@ def modifier_announcer(s, T, r, k):
     if c > 0 and T[T_DEP_DM + c] == 1:
         return p
     return -1
-
-
-@njit(cache=True)
-def _issues_in_region(s, T, p, r):
-    n = 0
-    for i in range(N_ISSUES):
-        if s[ISSUE_CTRL + i] == p and T[T_ISSUE_CAT + i] == r:
-            n += 1
-    return n
 
 
 @njit(cache=True)
@@ -219,7 +210,7 @@ def uprising_proc(s, T, kind, a):
         s[UP_REGION] = r
         best, tied = 0, 0
         for p in range(s[NUM_PLAYERS]):
-            c = _issues_in_region(s, T, p, r)
+            c = issues_in_region(s, T, p, r)
             if c > best:
                 best, tied = c, 1 << p
             elif c == best and c > 0:
