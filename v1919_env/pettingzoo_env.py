@@ -14,8 +14,8 @@ from pettingzoo import AECEnv
 
 from .actions import NUM_ACTIONS
 from .core import layout as L
-from .core.observe import OBS_SIZE, observe_and_mask
-from .core.step import legal, try_step
+from .core.observe import OBS_SIZE, observe_and_mask, step_and_observe
+from .core.step import legal
 from .game import Game, IllegalActionError
 from .render import render_mode_output
 from .rewards import REWARD_KINDS, terminal_rewards
@@ -73,6 +73,7 @@ class raw_env(AECEnv):
         self._buf = np.empty(1024, np.int64)
         self._seed = None
         self.game: Game | None = None
+        self._cached = None
         # the card set is recorded with every result
         g = Game.new(num_players, seed=0, **self.config)
         self.card_set_label = g.cards.label
@@ -100,6 +101,7 @@ class raw_env(AECEnv):
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
         self._rewarded = False
+        self._cached = None
         self._margin = [0.0] * self.num_players
         if self.auto_forced:
             self._apply_forced()
@@ -107,6 +109,9 @@ class raw_env(AECEnv):
 
     def observe(self, agent):
         seat = self._seat[agent]
+        c = self._cached
+        if c is not None and c[0] == seat and c[1] == self.game.state[L.DECISIONS]:
+            return {"observation": c[2], "action_mask": c[3]}     # built by step(); fresh arrays each step
         obs = np.empty(OBS_SIZE, np.float32)
         mask = np.empty(NUM_ACTIONS, np.int8)
         observe_and_mask(self.game.state, self.game.T, seat, obs, mask, self._buf)
@@ -126,8 +131,12 @@ class raw_env(AECEnv):
         try:
             if action is None:
                 raise IllegalActionError(f"{agent} must act in phase '{g.decision}'; None is only for finished agents")
-            if not try_step(g.state, g.T, int(action), self._buf):
+            obs = np.empty(OBS_SIZE, np.float32)
+            mask = np.empty(NUM_ACTIONS, np.int8)
+            if not step_and_observe(g.state, g.T, int(action), self._buf, obs, mask):
                 g.step(int(action))         # raises the core's error naming the phase and the legal actions
+            st = g.state
+            self._cached = (st[L.PENDING_PLAYER], st[L.DECISIONS], obs, mask) if not st[L.GAME_OVER] else None
         except (IllegalActionError, ValueError, TypeError, OverflowError):
             if self.illegal_action == "raise":
                 raise

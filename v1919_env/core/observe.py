@@ -15,7 +15,7 @@ from .layout import (ACTIVE, BID_HIGH, BID_INF, BID_ISSUE, BID_STR, D_KEEP, D_OP
                      MIL_DONE, N_COUNTERS, N_EVENTS, N_ISSUES, N_NATIONS, N_REGIONS, N_SLOTS, N_STRATEGIES, NUM_PLAYERS,
                      PENDING, PENDING_PLAYER, PLAYER_STRAT, POL_DONE, P_BID, P_UPRISING, SETTLING, SLOT_CUBES,
                      SLOT_ISSUE, SP, STACK, STRAT_DEALT, TURN_NO, UNREST, UP_REGION)
-from .step import legal
+from .step import legal, try_step
 from .tables import T_ISSUE_STARS, T_OPT_CTR, T_OPT_NAVAL, T_SIGN
 
 N_DECISIONS = max(DECISION_NAMES) + 1
@@ -203,3 +203,14 @@ def observe_and_mask(s, T, seat, out, mask, buf):
         n = legal(s, T, buf)
         for j in range(n):
             mask[buf[j]] = 1
+
+
+@njit(cache=True)
+def step_and_observe(s, T, a, buf, out, mask):
+    """Apply a if legal (else change nothing and return False), then write the observation and
+    mask of the seat that decides next: one compiled call per environment step."""
+    if not try_step(s, T, a, buf):
+        return False
+    if s[GAME_OVER] == 0:
+        observe_and_mask(s, T, s[PENDING_PLAYER], out, mask, buf)
+    return True
