@@ -87,7 +87,7 @@ class Versailles1919Env(gym.Env):
         self._rng_state = np.ones(1, np.uint64)
         self._obs = np.zeros(OBS_SIZE, np.float32)
         self._mask = np.zeros(NUM_ACTIONS, np.int8)
-        self._buf = np.empty(1024, np.int64)
+        self._buf = np.empty(L.MAX_LEGAL, np.int64)
         self.game: Game | None = None
         self.card_set_label = Game.new(num_players, seed=0, **self.config).cards.label
 

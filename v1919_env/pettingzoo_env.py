@@ -70,7 +70,7 @@ class raw_env(AECEnv):
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
         self._obs = np.zeros(OBS_SIZE, np.float32)
         self._mask = np.zeros(NUM_ACTIONS, np.int8)
-        self._buf = np.empty(1024, np.int64)
+        self._buf = np.empty(L.MAX_LEGAL, np.int64)
         self._seed = None
         self.game: Game | None = None
         self._cached = None

@@ -10,7 +10,7 @@ from .actions import (A_ACCEPT, A_BRANCH, A_CHOOSE_ISSUE, A_CHOOSE_PLAYER, A_CHO
 from .board import (add_keg, change_happiness, count_counters, decide, deployed_count, demobilize_unit,
                     exhaust_avail, has_unit, issues_controlled, move_unrest, pop, push, push_mutiny_if_needed,
                     random_region, recover_exhausted, remove_keg, top)
-from .layout import (D_BRANCH, D_CHOOSE_PLAYER, D_CHOOSE_REGION, D_DEMOB, D_DEPLOY, D_OPTIONAL, D_SIGN, D_TO_AVAIL,
+from .layout import (MAX_LEGAL, D_BRANCH, D_CHOOSE_PLAYER, D_CHOOSE_REGION, D_DEMOB, D_DEPLOY, D_OPTIONAL, D_SIGN, D_TO_AVAIL,
                      D_TO_EXH, D_UNSETTLE, D_WAITING_ISSUE, DEP_COL, EV_CUR, EV_ITER, EV_REG, EV_REGMASK, EV_SIGN,
                      EV_STAGE, F_A0, HAPPY, INF_AVAIL, ISSUE_CTRL, ISSUE_OPT, MAX_PLAYERS, MIL_AVAIL, MIL_EXH,
                      N_ISSUES, N_REGIONS, N_SLOTS, N_TABLE, NUM_PLAYERS, P_BID, P_EVENT, P_OPTION, P_UPRISING, RET,
@@ -71,7 +71,7 @@ def _iter_seat(s, f, order, k):
 
 @njit(cache=True)
 def legal_deploy_count(s, T, p):
-    out = np.empty(128, np.int64)
+    out = np.empty(MAX_LEGAL, np.int64)
     return legal_deploy(s, T, p, out, 0)
 
 

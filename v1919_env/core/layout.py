@@ -23,6 +23,7 @@ MAX_FORCED = 64
 FRAME_W = 10           # proc, step, a0..a7
 MAX_FRAMES = 24
 STATE_VERSION = 1
+MAX_LEGAL = 1024       # capacity of a legal-action buffer
 
 _layout: list[tuple[str, int]] = []
 _off = 0

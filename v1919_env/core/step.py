@@ -8,7 +8,7 @@ from numba import njit
 from .actions import A_BID_PASS, A_DEMOB, A_FLAG
 from .board import top
 from .events import event_proc, legal_event
-from .layout import (D_ADD_ISSUE, D_ADV_EVENT, D_ADV_ISSUE, D_AFFECTED, D_BID, D_DRAFT, D_EVENT_CUBE,
+from .layout import (MAX_LEGAL, D_ADD_ISSUE, D_ADV_EVENT, D_ADV_ISSUE, D_AFFECTED, D_BID, D_DRAFT, D_EVENT_CUBE,
                      D_KEEP, D_MODIFIER, D_MUTINY, D_NAVAL, D_OPTION, D_PLACE2, D_SIGN, D_TURN,
                      D_UPRISING_ISSUE, DECISIONS, F_A0, F_PROC, GAME_OVER, PENDING, PENDING_PLAYER, P_BID, P_DRAFT,
                      P_EVENT, P_MUTINY, P_OPTION, P_SETTLE, P_TURN, P_UPRISING, STATE_SIZE)
@@ -20,7 +20,6 @@ from .uprising import (bid_proc, draft_proc, legal_affected, legal_bid, legal_dr
                        legal_uprising_issue, uprising_proc)
 
 MAX_DECISIONS = 20000      # safety cap reported as truncation, not a rule (rulings A-39)
-MAX_LEGAL = 1024
 
 
 @njit(cache=True)

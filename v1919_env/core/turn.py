@@ -3,7 +3,6 @@ one optional military action (Deploy, Demobilize) before or after it; mutiny; th
 negotiation transfer variant."""
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from .actions import (A_DEMOB, A_DEPLOY, A_END_TURN, A_PASS_POLITICAL, A_PLACE, A_RECLAIM, A_SETTLE, A_TRANSFER)
@@ -12,8 +11,13 @@ from .board import (cap_unrest_at_units, change_happiness, decide, demobilize_un
 from .layout import (ACTIVE, D_MUTINY, D_PLACE2, D_TURN, DEP_COL, F_A0, INF_AVAIL, INF_EXH, MAX_PLAYERS,
                      MIL_AVAIL, MIL_DONE, MIL_EXH, N_REGIONS, N_SLOTS, N_TABLE, NEGOTIATION, NUM_PLAYERS,
                      GAME_OVER, PASS_STREAK, POL_DONE, P_SETTLE, SLOT_CUBES, SLOT_ISSUE, TURN_NO)
+from .layout import MAX_LEGAL
 from .tables import (T_DEP_HAPPY, T_DEP_INF, T_FIRST_DEP_COL, T_RECLAIM_MAX, T_TRACK_COLS, T_TRANSFER_MAX)
 
+
+# Legal-action buffers hold MAX_LEGAL ids; no decision has more than about 450 legal actions, so the
+# last few entries serve as scratch space for the list builders (no allocation in the hot path).
+SCRATCH = MAX_LEGAL - 16
 
 # ----------------------------------------------------------------------------- Place Influence
 @njit(cache=True)
@@ -34,10 +38,9 @@ def need_to_lead(s, slot, p):
 def legal_place_first(s, p, out, n):
     """First placements (slot, k) that leave a legal second placement (no dead ends, EN:254-262)."""
     avail = s[INF_AVAIL + p]
-    need = np.full(N_SLOTS, 99, np.int64)
+    need = out[SCRATCH:SCRATCH + N_SLOTS]        # scratch space at the end of the action buffer
     for sl in range(N_SLOTS):
-        if s[SLOT_ISSUE + sl] >= 0:
-            need[sl] = need_to_lead(s, sl, p)
+        need[sl] = need_to_lead(s, sl, p) if s[SLOT_ISSUE + sl] >= 0 else 99
     for s1 in range(N_SLOTS):
         if need[s1] == 99:
             continue
@@ -118,7 +121,8 @@ def legal_deploy(s, T, p, out, n):
     """One unit from Available or a region to an empty space in columns 5-8, one unit per region (EN:472-505)."""
     c0 = T[T_FIRST_DEP_COL]
     ncols = T[T_TRACK_COLS] - c0 + 1
-    occ = np.zeros(N_REGIONS, np.int64)          # occupied columns per region, as bits
+    occ = out[SCRATCH:SCRATCH + N_REGIONS]      # occupied columns per region, as bits (scratch space)
+    occ[:] = 0
     for q in range(s[NUM_PLAYERS]):
         for r in range(N_REGIONS):
             c = s[DEP_COL + q * N_REGIONS + r]
