@@ -7,7 +7,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .core import layout as L
-from .core.tables import T_INFLUENCE, T_KEG_MAX, T_MILITARY
+from .core.tables import T_FIRST_DEP_COL, T_INFLUENCE, T_KEG_MAX, T_MILITARY, T_TRACK_COLS
 from .game import Game
 
 
@@ -40,7 +40,7 @@ def check_invariants(g: Game, prev: Game | None = None) -> None:
         if min(parts) < 0 or sum(parts) != T[T_INFLUENCE]:
             fail(f"seat {p} influence: available/exhausted/issues/event = {parts}")
         dep = [int(s[L.DEP_COL + p * L.N_REGIONS + r]) for r in range(L.N_REGIONS)]
-        if any(c not in (0, 5, 6, 7, 8) for c in dep):
+        if any(c != 0 and not T[T_FIRST_DEP_COL] <= c <= T[T_TRACK_COLS] for c in dep):
             fail(f"seat {p} units in columns {dep}")
         mparts = (int(s[L.MIL_AVAIL + p]), int(s[L.MIL_EXH + p]), int(s[L.MIL_DEMOB + p]), sum(c > 0 for c in dep))
         if min(mparts) < 0 or sum(mparts) != T[T_MILITARY]:
@@ -50,7 +50,7 @@ def check_invariants(g: Game, prev: Game | None = None) -> None:
         if len(cols) != len(set(cols)):
             fail(f"region {r}: two units share a space {cols}")
         keg, u = int(s[L.KEG + r]), int(s[L.UNREST + r])
-        cap = min(cols) - 1 if cols else 8
+        cap = min(cols) - 1 if cols else int(T[T_TRACK_COLS])
         if not (0 <= keg <= T[T_KEG_MAX] and keg < u <= cap):
             fail(f"region {r}: powder keg {keg}, unrest {u}, military cap {cap}")
     for n in range(L.N_NATIONS):

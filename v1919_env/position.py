@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from .core import layout as L
-from .core.tables import T_DEMOB_N, T_GAME_END, T_HAPPY_MAX, T_INFLUENCE, T_MILITARY
+from .core.tables import (T_DEMOB_N, T_FIRST_DEP_COL, T_GAME_END, T_HAPPY_MAX, T_INFLUENCE, T_KEG_MAX, T_MILITARY,
+                          T_TRACK_COLS)
 from .vocab import NATIONS, REGIONS
 
 FORMAT = "v1919-position"
@@ -264,9 +265,9 @@ def from_dict(cls, d: dict):
         _check_keys(v, {"unrest", "powder_keg"}, f"regions.{r}")
         k = REGIONS.index(r)
         if "powder_keg" in v:
-            s[L.KEG + k] = _int(v["powder_keg"], f"regions.{r}.powder_keg", 0, 3)
+            s[L.KEG + k] = _int(v["powder_keg"], f"regions.{r}.powder_keg", 0, int(T[T_KEG_MAX]))
         if "unrest" in v:
-            s[L.UNREST + k] = _int(v["unrest"], f"regions.{r}.unrest", 1, 8)
+            s[L.UNREST + k] = _int(v["unrest"], f"regions.{r}.unrest", 1, int(T[T_TRACK_COLS]))
     # --- issues: zones given are exact; other zones keep their defaults minus cards placed elsewhere
     placed: dict[int, str] = {}
 
@@ -471,10 +472,11 @@ def from_dict(cls, d: dict):
         for r in range(L.N_REGIONS):
             s[L.DEP_COL + p * L.N_REGIONS + r] = 0
         for r, c in dep.items():
-            s[L.DEP_COL + p * L.N_REGIONS + REGIONS.index(r)] = _int(c, f"players.{nat}.military.deployed.{r}", 5, 8)
-        mx = _int(mil.get("exhausted", 0), f"players.{nat}.military.exhausted", 0, 3)
-        md = _int(mil.get("demobilized", 0), f"players.{nat}.military.demobilized", 0, 3)
+            s[L.DEP_COL + p * L.N_REGIONS + REGIONS.index(r)] = _int(
+                c, f"players.{nat}.military.deployed.{r}", int(T[T_FIRST_DEP_COL]), int(T[T_TRACK_COLS]))
         mtot = int(T[T_MILITARY])
+        mx = _int(mil.get("exhausted", 0), f"players.{nat}.military.exhausted", 0, mtot)
+        md = _int(mil.get("demobilized", 0), f"players.{nat}.military.demobilized", 0, mtot)
         ma = _int(mil.get("available", mtot - mx - md - len(dep)), f"players.{nat}.military.available", -9, 9)
         if ma + mx + md + len(dep) != mtot or ma < 0:
             _err(f"players.{nat}.military", f"{ma + mx + md + len(dep)} units in all, expected {mtot}")
@@ -487,7 +489,7 @@ def from_dict(cls, d: dict):
         cols = [int(s[L.DEP_COL + p * L.N_REGIONS + r]) for p in range(np_) if s[L.DEP_COL + p * L.N_REGIONS + r]]
         if len(cols) != len(set(cols)):
             _err(f"players.*.military.deployed.{REGIONS[r]}", "two units share a space")
-        cap = min(cols) - 1 if cols else 8
+        cap = min(cols) - 1 if cols else int(T[T_TRACK_COLS])
         if not s[L.KEG + r] < s[L.UNREST + r] <= cap:
             _err(f"regions.{REGIONS[r]}", f"unrest {int(s[L.UNREST + r])} must be right of the powder keg "
                                           f"({int(s[L.KEG + r])}) and left of any military (column {cap + 1})")

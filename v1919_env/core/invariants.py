@@ -12,7 +12,7 @@ from .layout import (D_KEEP, D_MUTINY, DEP_COL, DRAWN, EV_CUBE, EV_DECK, EV_DECK
                      N_EVENTS, N_ISSUES, N_NATIONS, N_REGIONS, N_SLOTS, NUM_PLAYERS, PENDING, P_BID, P_EVENT, P_MUTINY, SLOT_CUBES,
                      SLOT_ISSUE, SP, STACK, STATE_SIZE, UNREST)
 from .step import MAX_LEGAL, _policy_next, apply_action, init_game, legal
-from .tables import T_INFLUENCE, T_KEG_MAX, T_MILITARY
+from .tables import T_FIRST_DEP_COL, T_INFLUENCE, T_KEG_MAX, T_MILITARY, T_TRACK_COLS
 
 OK, BAD_INFLUENCE, BAD_MILITARY, BAD_SPACE, BAD_TRACK, BAD_HAPPY, BAD_ZERO, BAD_ISSUE, BAD_EVENT, DEAD_END, \
     NO_END, OVER_LIMIT = range(12)
@@ -38,7 +38,7 @@ def check(s, T, prev_happy):
         dep = 0
         for r in range(N_REGIONS):
             c = s[DEP_COL + p * N_REGIONS + r]
-            if c != 0 and not 5 <= c <= 8:
+            if c != 0 and not T[T_FIRST_DEP_COL] <= c <= T[T_TRACK_COLS]:
                 return BAD_MILITARY
             if c > 0:
                 dep += 1
@@ -46,7 +46,7 @@ def check(s, T, prev_happy):
                 s[MIL_AVAIL + p] + s[MIL_EXH + p] + s[MIL_DEMOB + p] + dep != T[T_MILITARY]:
             return BAD_MILITARY
     for r in range(N_REGIONS):
-        cap = 8
+        cap = T[T_TRACK_COLS]
         for p in range(n):
             c = s[DEP_COL + p * N_REGIONS + r]
             if c > 0:
