@@ -34,13 +34,16 @@ from event_helpers import (
     mil,
     position,
     regions,
+    settle,
     to_conference,
     to_crisis,
     unrest,
+    walk_steps_3_4,
     without,
 )
 
 from v1919_env.actions import decode, encode
+from v1919_env.game import Game
 
 WS = "Women's Suffrage"      # a League issue (no region track); option 1 "Exclude": UK -1, France -1 happiness
 WS_EXCLUDE = 1
@@ -403,6 +406,24 @@ def test_crisis_sykes_picot_most_issues_exhaust_two_all_tied():
     assert infl(g, "uk") == (11, 4)
     assert infl(g, "france") == (0, 15)
     assert infl(g, "usa") == infl(before, "usa") and infl(g, "italy") == infl(before, "italy")
+
+
+def test_crisis_sykes_picot_nobody_controls_an_issue():
+    """Project ruling P-12: with no issue controlled by anyone, nobody 'controls the most Issues'.
+    The conference (Saad Zaghloul: Uprising Check in the Middle East) unsettles the Kurdistan
+    just settled, nobody bids, and then the crisis of Sykes-Picot finds no issue controlled."""
+    g = Game.from_dict(position(table_event="Saad Zaghloul", top="Sykes-Picot Agreement",
+                                unrest={"middle_east": 8}, forced_dice=[6]))
+    settle(g)
+    assert g.decision == "bid"
+    pass_all_bids(g)
+    assert conference_done(g) and g.to_dict()["settled"] == []
+    walk_steps_3_4(g)
+    before = g.to_dict()
+    g.step(encode("add_issue", source=0))
+    assert crisis_done(g)
+    for n in ("uk", "france", "usa", "italy"):
+        assert infl(g, n) == infl(before, n)
 
 
 # ----------------------------------------------------------------- Orlando
@@ -1008,12 +1029,27 @@ def test_conference_borden_exhaust_two_to_remove_a_keg_anywhere():
     g = to_conference(position(table_event="Robert Borden", unrest={"balkans": 4, "africa": 3},
                                kegs={"balkans": 2, "africa": 1}))
     act(g, "optional", encode("accept", yes=1), "uk")
-    assert g.decision == "choose_region" and len(g.legal_actions()) == 5
+    # only regions with a keg to remove are offered (project ruling P-01)
+    assert g.decision == "choose_region"
+    assert sorted(g.legal_actions()) == [encode("choose_region", region=RIDX[r]) for r in ("balkans", "africa")]
     act(g, "choose_region", encode("choose_region", region=RIDX["balkans"]), "uk")
     assert conference_done(g)
     assert infl(g, "uk") == (11, 4)
     assert regions(g)["balkans"] == (4, 1), "removing a keg does not move unrest"
     assert regions(g)["africa"] == (3, 1)
+
+
+def test_conference_keg_effect_that_cannot_happen_is_not_offered():
+    """Project ruling P-01: Borden with no powder keg anywhere, Sykes-Picot with the Middle East keg
+    at its limit: the optional effect could only cost influence, so it is skipped."""
+    g = to_conference(position(table_event="Robert Borden", unrest={"balkans": 4}))
+    assert conference_done(g)
+    assert infl(g, "uk") == (13, 2)            # only the settle's own cubes moved
+    g = to_conference(position(table_event="Sykes-Picot Agreement", cube="france", unrest={"middle_east": 5},
+                               kegs={"middle_east": 3}))
+    assert conference_done(g)
+    assert infl(g, "france") == (14, 1)        # the event cube went to Exhausted, nothing paid
+    assert regions(g)["middle_east"] == (5, 3)
 
 
 def test_conference_borden_decline():

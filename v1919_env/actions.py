@@ -120,8 +120,10 @@ def describe(action: int, game=None) -> str:
     if kind == "keep":
         return f"keep the {('first', 'second')[p['which']]} drawn issue"
     if kind == "modifier":
-        return {-1: "subtract 1 from the uprising roll", 0: "do not modify the uprising roll",
-                1: "add 1 to the uprising roll"}[p["delta"]]
+        r = game.uprising_region() if game is not None else None
+        where = f" in {_region(r)}" if r is not None else ""
+        return {-1: f"subtract 1 from the uprising roll{where}", 0: f"do not modify the uprising roll{where}",
+                1: f"add 1 to the uprising roll{where}"}[p["delta"]]
     if kind == "choose_player":
         return f"choose {_seat_name(game, p['seat'])}"
     if kind == "choose_region":

@@ -196,6 +196,15 @@ class Game:
             return int(self.state[L.STACK + (self.state[L.SP] - 1) * L.FRAME_W + L.F_A0])
         return None
 
+    def uprising_region(self):
+        """Region (0-4) of the uprising check being resolved or announced for, else None."""
+        if self.is_over:
+            return None
+        r = int(self.state[L.UP_REGION])
+        in_check = any(int(self.state[L.STACK + k * L.FRAME_W + L.F_PROC]) == L.P_UPRISING
+                       for k in range(int(self.state[L.SP])))
+        return r if in_check and r >= 0 else None
+
     # ------------------------------------------------------------------ hidden information
     def determinize(self, seed: int) -> "Game":
         """A copy whose hidden information (the order of the issue and event decks, the dice) is

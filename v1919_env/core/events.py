@@ -12,14 +12,14 @@ from .board import (add_keg, change_happiness, count_counters, decide, deployed_
                     random_region, recover_exhausted, remove_keg, top)
 from .layout import (MAX_LEGAL, D_BRANCH, D_CHOOSE_PLAYER, D_CHOOSE_REGION, D_DEMOB, D_DEPLOY, D_OPTIONAL, D_SIGN, D_TO_AVAIL,
                      D_TO_EXH, D_UNSETTLE, D_WAITING_ISSUE, DEP_COL, EV_CUR, EV_ITER, EV_REG, EV_REGMASK, EV_SIGN,
-                     EV_STAGE, F_A0, HAPPY, INF_AVAIL, ISSUE_CTRL, ISSUE_OPT, MAX_PLAYERS, MIL_AVAIL, MIL_EXH,
+                     EV_STAGE, F_A0, HAPPY, INF_AVAIL, ISSUE_CTRL, KEG, ISSUE_OPT, MAX_PLAYERS, MIL_AVAIL, MIL_EXH,
                      N_ISSUES, N_REGIONS, N_SLOTS, N_TABLE, NUM_PLAYERS, P_BID, P_EVENT, P_OPTION, P_UPRISING, RET,
                      SETTLE_GAINED, SETTLING, SLOT_CUBES, SLOT_ISSUE)
 from .tables import (EV_LEN, OP_BRANCH_END, OP_CHOICE, OP_CHOOSE_PLAYER, OP_CHOOSE_REGIONS, OP_CLEAR_WAITING,
                      OP_DEMOB_ACTION, OP_DEPLOY_ACTION, OP_END, OP_EXHAUST, OP_HAPPY, OP_IF_NO_COUNTERS, OP_KEG,
                      OP_MIL_TO_AVAIL, OP_MIL_TO_EXH, OP_RECOVER, OP_UNREST, OP_UNSETTLE, OP_UPRISING, OPW,
                      ORDER_STARTING, R_ANY, R_CHOSEN, R_GAINED, R_ONE_OF, R_RANDOM, R_SETTLED, T_EV_CODE,
-                     T_EV_OPTIONAL, T_FIRST_DEP_COL, T_GAME_END, T_ISSUE_CAT, W_ALL, W_CHOSEN, W_DECIDER, W_EACH, W_LOWEST_HAPPY,
+                     T_EV_OPTIONAL, T_FIRST_DEP_COL, T_GAME_END, T_ISSUE_CAT, T_KEG_MAX, W_ALL, W_MOST_ISSUES, W_CHOSEN, W_DECIDER, W_EACH, W_LOWEST_HAPPY,
                      W_SETTLED_CTRL)
 from .turn import legal_demobilize, legal_deploy, do_deploy
 
@@ -58,6 +58,8 @@ def _who_mask(s, T, f, who):
             m, best = 1 << p, v
         elif v == best:
             m |= 1 << p
+    if who == W_MOST_ISSUES and best == 0:
+        return 0            # nobody controls an issue: nobody has the most (project ruling P-12)
     return m
 
 
@@ -105,8 +107,30 @@ def _ops_feasible(s, T, f, start, p):
             return False
         if op == OP_UNSETTLE and _unsettle_candidates(s, T, T[b + 1]) == 0:
             return False
+        if op == OP_KEG and _keg_regions(s, T, T[b + 1], T[b + 2]) == 0:
+            return False
         pc += 1
     return True
+
+
+@njit(cache=True)
+def _keg_regions(s, T, code, delta):
+    """Regions named by a region code whose powder keg can move by delta (a keg to remove, or room
+    for one more). Codes resolved later (die, settled issue, earlier choice) count as every region."""
+    full = (1 << N_REGIONS) - 1
+    if code < N_REGIONS:
+        cand = 1 << code
+    elif code == R_ANY:
+        cand = full
+    elif code >= R_ONE_OF:
+        cand = code - R_ONE_OF
+    else:
+        return full
+    m = 0
+    for r in range(N_REGIONS):
+        if (cand >> r) & 1 and (s[KEG + r] < T[T_KEG_MAX] if delta > 0 else s[KEG + r] > 0):
+            m |= 1 << r
+    return m
 
 
 @njit(cache=True)
@@ -304,6 +328,9 @@ def event_proc(s, T, kind, a):
                 m = _regions_of(s, T, f, code)
                 if m < 0:
                     s[EV_REGMASK] = (1 << N_REGIONS) - 1 if code == R_ANY else code - R_ONE_OF
+                    if op == OP_KEG and (s[EV_REGMASK] & _keg_regions(s, T, code, T[b + 2])) != 0:
+                        # only regions where the keg can move are offered (project ruling P-01)
+                        s[EV_REGMASK] &= _keg_regions(s, T, code, T[b + 2])
                     decide(s, D_CHOOSE_REGION, dec)
                     return
                 s[EV_REG] = m + 64          # +64: a resolved mask (0 allowed)

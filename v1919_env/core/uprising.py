@@ -136,6 +136,7 @@ def uprising_proc(s, T, kind, a):
         for r in range(N_REGIONS):
             s[UP_MOD + r] = 0
         s[UP_SEQ] = 0
+        s[UP_REGION] = -1
         s[UP_RISEN] = 0
         s[UP_UNSETTLED] = 0
         s[f + F_STEP] = 2
@@ -165,6 +166,7 @@ def uprising_proc(s, T, kind, a):
             if k < n and (s[UP_MASK] >> r) & 1 and T[T_THRESH + s[UNREST + r]] > 0:
                 p = modifier_announcer(s, T, r, k)
                 if p >= 0:
+                    s[UP_REGION] = r          # the region this announcement is for (observed)
                     decide(s, D_MODIFIER, p)
                     return
             s[UP_SEQ] = seq + 1
@@ -205,6 +207,7 @@ def uprising_proc(s, T, kind, a):
         while r < N_REGIONS and not (s[UP_RISEN] >> r) & 1:
             r += 1
         if r >= N_REGIONS:
+            s[UP_REGION] = -1
             st = 10
             break
         s[UP_REGION] = r
@@ -232,18 +235,21 @@ def uprising_proc(s, T, kind, a):
             s[f + F_STEP] = 5
             decide(s, D_AFFECTED, chooser)
             return
-        # no military in the region: the tied players roll off, ties reroll (EN:581)
-        while True:
-            hi, win, tie = 0, -1, False
+        # no military in the region: the tied players roll off; only those tied for the high
+        # roll reroll (EN:581 "Reroll ties until a single player is selected")
+        while tied & (tied - 1) != 0:
+            hi, high = 0, 0
             for p in range(s[NUM_PLAYERS]):
                 if (tied >> p) & 1:
                     d = roll_die(s)
                     if d > hi:
-                        hi, win, tie = d, p, False
+                        hi, high = d, 1 << p
                     elif d == hi:
-                        tie = True
-            if not tie:
-                break
+                        high |= 1 << p
+            tied = high
+        win = 0
+        while not (tied >> win) & 1:
+            win += 1
         s[f + F_A0 + 6] = win
         st = 6
     if st == 6:
