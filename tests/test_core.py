@@ -196,6 +196,43 @@ def test_position_round_trip_and_same_future():
     assert g.to_dict() == h.to_dict()
 
 
+@pytest.mark.parametrize("players, seed", [(3, 31), (4, 41), (4, 42), (3, 7005)])
+def test_position_round_trip_at_every_decision(players, seed):
+    """to_dict -> from_dict at every decision of whole random games (every decision kind, mid-
+    procedure included) gives the same position and the same legal actions."""
+    g = Game.new(players, seed=seed)
+    rng = np.random.default_rng(seed)
+    kinds = set()
+    while not g.is_over:
+        d = g.to_dict()
+        h = Game.from_dict(json.loads(json.dumps(d)))
+        assert h.to_dict() == d, g.decision
+        acts = g.legal_actions()
+        assert np.array_equal(np.sort(h.legal_actions()), np.sort(acts)), g.decision
+        kinds.add(g.decision)
+        g.step(int(acts[rng.integers(len(acts))]))
+    assert {"turn", "place2", "option", "bid", "add_issue"} <= kinds
+
+
+def test_position_with_a_mutiny_before_the_won_issues_option():
+    """A bid paid with units can cause a mutiny before the winner chooses the issue's option
+    (rulings A-10): the issue is controlled with no option yet, and the position still loads."""
+    found = 0
+    for seed in range(7000, 7060):
+        g = Game.new(3 + seed % 2, seed=seed)
+        rng = np.random.default_rng(seed)
+        while not g.is_over:
+            if g.decision == "mutiny":
+                d = g.to_dict()
+                if any(e.get("option") is None and e["issue"] != "GAME END (Rush to the Finish)"
+                       for e in d["settled"]):
+                    found += 1
+                    assert Game.from_dict(d).to_dict() == d
+            acts = g.legal_actions()
+            g.step(int(acts[rng.integers(len(acts))]))
+    assert found > 0
+
+
 def test_clone_is_independent():
     g, _ = _play(3, 3, steps=30)
     c = g.clone()

@@ -88,7 +88,10 @@ def describe(action: int, game=None) -> str:
         return f"settle {slot_name(p['slot'])}"
     if kind == "reclaim":
         regs = [_region(r) for r in range(5) if (p["recall"] >> r) & 1]
-        s = f"reclaim {p['n']} influence and all exhausted military"
+        mil = ""
+        if game is None or game.exhausted_military(game.current_player) > 0:
+            mil = " and all exhausted military"
+        s = f"reclaim {p['n']} influence{mil}"
         return s + (f", recall units from {', '.join(regs)}" if regs else "")
     if kind == "deploy":
         src = "available" if p["source"] == 0 else f"{_region(p['source'] - 1)}"

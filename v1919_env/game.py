@@ -196,6 +196,10 @@ class Game:
             return int(self.state[L.STACK + (self.state[L.SP] - 1) * L.FRAME_W + L.F_A0])
         return None
 
+    def exhausted_military(self, seat: int) -> int:
+        """Units of `seat` in its Exhausted box."""
+        return int(self.state[L.MIL_EXH + seat]) if 0 <= seat < self.num_players else 0
+
     def uprising_region(self):
         """Region (0-4) of the uprising check being resolved or announced for, else None."""
         if self.is_over:

@@ -206,6 +206,25 @@ def _limbo_issues(d) -> list[int]:
     return [int(i) for i in out]
 
 
+def _option_pending_issues(d) -> set[int]:
+    """Issues won in a bid whose option is still to be chosen (a mutiny caused by the bid's
+    happiness loss is resolved first, rulings A-10): controlled, with no option yet. They are named
+    by the bidding, option and uprising frames and by an event's unsettle stage."""
+    eng = d.get("engine")
+    if not isinstance(eng, dict):
+        return set()
+    st = eng.get("stack", [])
+    out = set()
+    for k in range(0, len(st) - L.FRAME_W + 1, L.FRAME_W):
+        if st[k + L.F_PROC] in (L.P_BID, L.P_OPTION):
+            out.add(int(st[k + L.F_A0]))
+        elif st[k + L.F_PROC] == L.P_UPRISING:
+            out.add(int(st[k + L.F_A0 + 7]))
+    if eng.get("ev_stage") == 2 and isinstance(eng.get("ev_reg"), int) and 0 <= eng["ev_reg"] < L.N_ISSUES:
+        out.add(eng["ev_reg"])      # an event's unsettle, back from the bidding (core/events.py)
+    return out
+
+
 def from_dict(cls, d: dict):
     """Build a Game from a position dict (see the module docstring)."""
     from .game import Game, variant_names
@@ -297,6 +316,7 @@ def from_dict(cls, d: dict):
                 slot_vals[base + k] = (i, {NATIONS.index(nat): _int(c, f"{zone}[{k}].cubes.{nat}", 0, 15)
                                            for nat, c in cubes.items()})
     settled_vals = []
+    option_pending = _option_pending_issues(d)
     for k, e in enumerate(d.get("settled", [])):
         if isinstance(e, (str, int)):
             _err(f"settled[{k}]", "expected an object with issue and controller")
@@ -305,7 +325,7 @@ def from_dict(cls, d: dict):
         place(i, f"settled[{k}]")
         c = _seat(e.get("controller"), np_, f"settled[{k}].controller")
         o = names.option(i, e["option"], f"settled[{k}].option") if e.get("option") is not None else -1
-        if o < 0 and i != int(T[T_GAME_END]):
+        if o < 0 and i != int(T[T_GAME_END]) and i not in option_pending:
             _err(f"settled[{k}].option", "a settled issue needs its chosen option")
         settled_vals.append((i, c, o, _int(e.get("naval_uk", 0), f"settled[{k}].naval_uk", 0, 4)))
     lists = {}

@@ -57,7 +57,7 @@ OBS_SLICES = (
     ("decider", R, "relative seat that decides now"),
     ("settling_issue", N_ISSUES, "issue being settled / whose option is chosen (one-hot)"),
     ("bid", 3 + R + N_ISSUES, "high bid strength / 8, influence / 15, bidding open; high bidder; issue at stake"),
-    ("uprising_region", N_REGIONS, "region whose uprising is being resolved (one-hot)"),
+    ("uprising_region", N_REGIONS, "region of the uprising check being announced for or resolved (one-hot)"),
     ("drawn_issues", 2 * N_ISSUES, "the two issues drawn to choose from (one-hot)"),
 )
 
