@@ -99,12 +99,66 @@ def test_pettingzoo_illegal_action_raise_and_penalize():
     assert p.rewards[offender] == -1.0 and p.infos[offender]["illegal_action"]
 
 
+def test_pettingzoo_illegal_action_in_raise_mode_keeps_the_rewards():
+    """A caught illegal step changes nothing, the shaped rewards included."""
+    e = v1919_env.env(4, shaping=True)
+    e.reset(seed=3)
+    rng = np.random.default_rng(0)
+    while e.last()[1] == 0.0:
+        e.step(int(rng.choice(np.flatnonzero(e.last()[0]["action_mask"]))))
+    agent = e.agent_selection
+    before = (dict(e.rewards), dict(e._cumulative_rewards), e.game.state.copy())
+    bad = int(np.flatnonzero(e.observe(agent)["action_mask"] == 0)[0])
+    for wrong in (bad, None, 2.5, "x", 10 ** 30, -1):
+        with pytest.raises(IllegalActionError):
+            e.step(wrong)
+    assert (dict(e.rewards), dict(e._cumulative_rewards)) == before[:2]
+    assert np.array_equal(e.game.state, before[2]) and e.agent_selection == agent
+
+
+def test_pettingzoo_penalized_episode_offers_no_action():
+    p = v1919_env.env(3, illegal_action="penalize")
+    p.reset(seed=2)
+    offender = p.agent_selection
+    p.step(2.5)                                   # not an integer id: illegal
+    assert all(p.terminations.values()) and p.rewards[offender] == -1.0
+    assert all(p.observe(a)["action_mask"].sum() == 0 for a in p.agents)
+    for _ in p.agent_iter():
+        assert p.last()[2]
+        p.step(None)
+    assert p.agents == []
+
+
+def test_pettingzoo_observations_belong_to_the_caller():
+    e = v1919_env.env(4)
+    e.reset(seed=5)
+    agent = e.agent_selection
+    first = e.observe(agent)
+    first["action_mask"][:] = 0
+    first["observation"][:] = 0
+    again = e.observe(agent)
+    assert again["action_mask"].sum() == len(e.game.legal_actions()) and again["observation"].any()
+    e.step(int(np.flatnonzero(again["action_mask"])[0]))
+    a, b = e.observe(e.agent_selection), e.observe(e.agent_selection)
+    assert a["observation"] is not b["observation"] and np.array_equal(a["observation"], b["observation"])
+
+
+def test_render_before_reset_is_a_clear_error():
+    with pytest.raises(RuntimeError, match="reset"):
+        v1919_env.env(4, render_mode="ansi").render()
+    with pytest.raises(RuntimeError, match="reset"):
+        v1919_env.gym_env(num_players=4, render_mode="ansi").render()
+
+
 def test_pettingzoo_render_modes(capsys):
     e = v1919_env.env(3, render_mode="ansi")
     e.reset(seed=0)
     assert "Region tracks" in e.render()
     h = v1919_env.env(3, render_mode="human")
-    h.reset(seed=0)
+    h.reset(seed=0)                               # 'human' renders on reset and on every step
+    assert "Region tracks" in capsys.readouterr().out
+    h.step(int(np.flatnonzero(h.last()[0]["action_mask"])[0]))
+    assert "Region tracks" in capsys.readouterr().out
     assert h.render() is None and "Region tracks" in capsys.readouterr().out
 
 
@@ -124,6 +178,11 @@ def test_reward_kinds():
     assert m[1] > 0 > m[0] and all(-1 <= x <= 1 for x in m)
     shared = [{"total": 40, "winner": True}, {"total": 40, "winner": True}, {"total": 10, "winner": False}]
     assert terminal_rewards(shared, "win_loss") == pytest.approx([0.5, 0.5, -1.0])
+    # tied totals are ranked as the rules rank the winner: happiness, then issues controlled
+    tied = [{"total": 40, "happiness_level": 12, "issues_controlled": 5, "winner": True},
+            {"total": 40, "happiness_level": 9, "issues_controlled": 7, "winner": False},
+            {"total": 40, "happiness_level": 9, "issues_controlled": 6, "winner": False}]
+    assert terminal_rewards(tied, "rank") == pytest.approx([1.0, 0.0, -1.0])
 
 
 # ------------------------------------------------------------------ Gymnasium
@@ -184,6 +243,34 @@ def test_gymnasium_illegal_action_policies():
     strict.reset(seed=0)
     with pytest.raises(IllegalActionError):
         strict.step(bad)
+
+
+def test_gymnasium_episode_ended_by_an_illegal_action_is_over():
+    env = v1919_env.gym_env(num_players=4)
+    env.reset(seed=0)
+    obs, r, term, trunc, info = env.step(2.5)     # not an integer id: illegal
+    assert term and r == -1.0 and info["illegal_action"]
+    assert obs["action_mask"].sum() == 0 and not env.action_masks().any()
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(int(np.flatnonzero(env.game.action_mask())[0]))
+    obs, _ = env.reset(seed=0)
+    assert env.action_masks().any()
+
+
+def test_gymnasium_opponent_policies_own_their_observations():
+    kept = []
+
+    def policy(obs, info):
+        kept.append(obs["observation"])
+        return int(np.flatnonzero(obs["action_mask"])[0])
+
+    env = v1919_env.gym_env(num_players=4, opponents=policy)
+    env.reset(seed=1)
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+    assert len(kept) > 3 and len({id(o) for o in kept}) == len(kept)
+    assert not all(np.array_equal(kept[0], o) for o in kept[1:])
 
 
 def test_maskable_ppo_smoke_run():

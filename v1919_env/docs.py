@@ -25,7 +25,12 @@ def write(root: Path | None = None) -> None:
     root.mkdir(exist_ok=True)
     (root / "observation.md").write_text(observation_table())
     (root / "actions.md").write_text("# Action space\n\nGenerated from `v1919_env/core/actions.py`.\n\n"
-                                     + segment_table() + "\n")
+                                     + segment_table() + "\n\n" + SEAT_NOTE + "\n")
+
+
+SEAT_NOTE = ("Seats in actions are absolute (0 UK, 1 France, 2 USA, 3 Italy: `choose_player`, `transfer`), "
+             "as in OpenSpiel, while the observation is relative to the observing seat; its `my_nation` "
+             "slice gives the observer's absolute seat, so a policy shared by all seats can map the two.")
 
 
 if __name__ == "__main__":

@@ -137,7 +137,7 @@ class Game:
     def step(self, action: int) -> None:
         """Apply a legal action; an illegal one raises IllegalActionError and changes nothing."""
         a = int(action)
-        if try_step(self.state, self.T, a, self._buf):
+        if 0 <= a < codec.NUM_ACTIONS and try_step(self.state, self.T, a, self._buf):
             return
         if self.is_over:
             raise IllegalActionError(f"the game is over; no action is legal (got {a})")
@@ -163,6 +163,8 @@ class Game:
             res.append({"seat": p, "nation": NATIONS[p], "issues": int(out[p, SC_ISSUES]),
                         "flags": int(out[p, SC_FLAGS]), "strategy": int(out[p, SC_STRATEGY]),
                         "happiness": int(out[p, SC_HAPPINESS]), "total": int(out[p, SC_TOTAL]),
+                        "happiness_level": int(self.state[L.HAPPY + p]),
+                        "issues_controlled": int(np.sum(self.state[L.ISSUE_CTRL:L.ISSUE_CTRL + L.N_ISSUES] == p)),
                         "winner": bool((win >> p) & 1)})
         return res
 

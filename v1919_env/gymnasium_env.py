@@ -8,7 +8,9 @@ itself untouched; `illegal_action="raise"` raises the core's error instead.
 The other seats are played by opponent policies (random by default; any callable
 `policy(observation_dict, info) -> action` or an object with `.act(observation, action_mask)`).
 `action_masks()` serves sb3-contrib's MaskablePPO. The episode ends at game end; the reward is
-the learner's terminal reward (v1919_env.rewards).
+the learner's terminal reward (v1919_env.rewards). On truncation (the safety cap, project ruling
+P-08) the reward is computed from the scores at that moment. `RandomPolicy` opponents are reseeded
+from the episode seed at every reset, so a seeded reset replays the same game.
 """
 from __future__ import annotations
 
@@ -85,10 +87,9 @@ class Versailles1919Env(gym.Env):
         self._all_random = all(type(p) is RandomPolicy for k, p in enumerate(self.opponents) if k != seat) \
             and not random_seat
         self._rng_state = np.ones(1, np.uint64)
-        self._obs = np.zeros(OBS_SIZE, np.float32)
-        self._mask = np.zeros(NUM_ACTIONS, np.int8)
         self._buf = np.empty(L.MAX_LEGAL, np.int64)
         self.game: Game | None = None
+        self._ended = False
         self.card_set_label = Game.new(num_players, seed=0, **self.config).cards.label
 
     # ------------------------------------------------------------------ helpers
@@ -113,11 +114,13 @@ class Versailles1919Env(gym.Env):
         while not g.is_over and int(g.state[L.PENDING_PLAYER]) != self.seat:
             p = int(g.state[L.PENDING_PLAYER])
             pol = self.opponents[p]
-            observe_and_mask(g.state, g.T, p, self._obs, self._mask, self._buf)
+            obs = np.empty(OBS_SIZE, np.float32)      # fresh arrays: a policy may keep them
+            mask = np.empty(NUM_ACTIONS, np.int8)
+            observe_and_mask(g.state, g.T, p, obs, mask, self._buf)
             if hasattr(pol, "act"):
-                a = pol.act(self._obs, self._mask)
+                a = pol.act(obs, mask)
             else:
-                a = pol({"observation": self._obs, "action_mask": self._mask}, {"decision": g.decision, "seat": p})
+                a = pol({"observation": obs, "action_mask": mask}, {"decision": g.decision, "seat": p})
             if not try_step(g.state, g.T, int(a), self._buf):
                 raise IllegalActionError(f"opponent in seat {p} chose illegal action {a} in phase '{g.decision}'")
 
@@ -132,22 +135,39 @@ class Versailles1919Env(gym.Env):
                 pol.rng = np.random.default_rng(game_seed + 7 * k + 1)
         self._rng_state[0] = np.uint64(game_seed * 2 + 1)
         self.game = Game.new(self.num_players, seed=game_seed, **self.config)
+        self._ended = False
         self._play_opponents()
+        if self.render_mode == "human":
+            self.render()
         return self._observe(self.seat), self._info()
 
     def step(self, action):
         g = self.game
-        if g is None or g.state[L.GAME_OVER]:
+        if g is None or g.state[L.GAME_OVER] or self._ended:
             raise RuntimeError("call reset() before step() (the episode has ended)")
-        if not try_step(g.state, g.T, int(action), self._buf):
+        try:
+            a = int(action)
+            legal_id = a == action and 0 <= a < NUM_ACTIONS and try_step(g.state, g.T, a, self._buf)
+        except (TypeError, ValueError, OverflowError):
+            legal_id = False
+        if not legal_id:
             if self.illegal_action == "raise":
+                if not isinstance(action, (int, np.integer)):
+                    raise IllegalActionError(f"action {action!r} is not an integer id (phase '{g.decision}')")
                 g.step(int(action))      # raises IllegalActionError naming the phase; nothing changes
+            # the episode ends with the penalty; the game itself is untouched
+            self._ended = True
             info = self._info()
             info["illegal_action"] = True
-            return self._observe(self.seat), self.illegal_penalty, True, False, info
+            obs = self._observe(self.seat)
+            if self.obs_mode == "dict":
+                obs["action_mask"][:] = 0        # nothing is legal once the episode has ended
+            return obs, self.illegal_penalty, True, False, info
         self._play_opponents()
         obs = self._observe(self.seat)
         info = self._info()
+        if self.render_mode == "human":
+            self.render()
         if g.state[L.GAME_OVER]:
             sc = g.scores()
             info["scores"] = sc
@@ -159,7 +179,7 @@ class Versailles1919Env(gym.Env):
         """Boolean mask of the learner's legal actions (sb3-contrib MaskablePPO)."""
         m = np.zeros(NUM_ACTIONS, bool)
         g = self.game
-        if not g.is_over:
+        if g is not None and not g.is_over and not self._ended:
             n = legal(g.state, g.T, self._buf)
             m[self._buf[:n]] = True
         return m

@@ -68,12 +68,11 @@ class raw_env(AECEnv):
         space = observation_space()
         self.observation_spaces = {a: space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
-        self._obs = np.zeros(OBS_SIZE, np.float32)
-        self._mask = np.zeros(NUM_ACTIONS, np.int8)
         self._buf = np.empty(L.MAX_LEGAL, np.int64)
         self._seed = None
         self.game: Game | None = None
         self._cached = None
+        self._penalized = False
         # the card set is recorded with every result
         g = Game.new(num_players, seed=0, **self.config)
         self.card_set_label = g.cards.label
@@ -102,19 +101,25 @@ class raw_env(AECEnv):
         self.infos = {a: {} for a in self.agents}
         self._rewarded = False
         self._cached = None
+        self._penalized = False
         self._margin = [0.0] * self.num_players
         if self.auto_forced:
             self._apply_forced()
         self._after_move()
+        if self.render_mode == "human":
+            self.render()
 
     def observe(self, agent):
         seat = self._seat[agent]
         c = self._cached
         if c is not None and c[0] == seat and c[1] == self.game.state[L.DECISIONS]:
-            return {"observation": c[2], "action_mask": c[3]}     # built by step(); fresh arrays each step
+            self._cached = None          # handed out once: the caller owns these arrays
+            return {"observation": c[2], "action_mask": c[3]}
         obs = np.empty(OBS_SIZE, np.float32)
         mask = np.empty(NUM_ACTIONS, np.int8)
         observe_and_mask(self.game.state, self.game.T, seat, obs, mask, self._buf)
+        if self._penalized:
+            mask[:] = 0                  # the episode ended on an illegal action: nothing is legal
         return {"observation": obs, "action_mask": mask}
 
     # ------------------------------------------------------------------ stepping
@@ -123,24 +128,22 @@ class raw_env(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        self._cumulative_rewards[agent] = 0.0
-        if self._rewarded:
-            self._clear_rewards()
-            self._rewarded = False
         g = self.game
         try:
-            if action is None:
-                raise IllegalActionError(f"{agent} must act in phase '{g.decision}'; None is only for finished agents")
+            a = _action_id(action, agent, g)
             obs = np.empty(OBS_SIZE, np.float32)
             mask = np.empty(NUM_ACTIONS, np.int8)
-            if not step_and_observe(g.state, g.T, int(action), self._buf, obs, mask):
-                g.step(int(action))         # raises the core's error naming the phase and the legal actions
+            if not step_and_observe(g.state, g.T, a, self._buf, obs, mask):
+                g.step(a)                   # raises the core's error naming the phase and the legal actions
             st = g.state
             self._cached = (st[L.PENDING_PLAYER], st[L.DECISIONS], obs, mask) if not st[L.GAME_OVER] else None
-        except (IllegalActionError, ValueError, TypeError, OverflowError):
+        except IllegalActionError:
             if self.illegal_action == "raise":
-                raise
+                raise                       # nothing changed, rewards included
             # PettingZoo's convention: the offender is penalised and the game ends
+            self._clear_step_rewards(agent)
+            self._penalized = True
+            self._cached = None
             for a in self.agents:
                 self.terminations[a] = True
                 self.rewards[a] = self.illegal_penalty if a == agent else 0.0
@@ -148,11 +151,20 @@ class raw_env(AECEnv):
             self._accumulate_rewards()
             self._rewarded = True
             return
+        self._clear_step_rewards(agent)
         if self.auto_forced:
             self._apply_forced()
         if self.shaping and not g.is_over:
             self._shape()
         self._after_move()
+        if self.render_mode == "human":
+            self.render()
+
+    def _clear_step_rewards(self, agent) -> None:
+        self._cumulative_rewards[agent] = 0.0
+        if self._rewarded:
+            self._clear_rewards()
+            self._rewarded = False
 
     def _apply_forced(self) -> None:
         g = self.game
@@ -203,6 +215,21 @@ class raw_env(AECEnv):
 
     def close(self) -> None:
         pass
+
+
+def _action_id(action, agent, g) -> int:
+    """The action as an int id; None or a non-integer value is an illegal action."""
+    if action is None:
+        raise IllegalActionError(f"{agent} must act in phase '{g.decision}'; None is only for finished agents")
+    try:
+        a = int(action)
+    except (TypeError, ValueError, OverflowError):
+        raise IllegalActionError(f"{agent}: action {action!r} is not an action id (phase '{g.decision}')") from None
+    if a != action:
+        raise IllegalActionError(f"{agent}: action {action!r} is not an integer id (phase '{g.decision}')")
+    if not 0 <= a < NUM_ACTIONS:
+        g.step(a)                           # raises, naming the phase and the legal actions
+    return a
 
 
 def env(num_players: int = 4, render_mode: str | None = None, **config) -> raw_env:

@@ -83,6 +83,8 @@ def render_mode_output(game, mode: str | None):
     """The environments' render(): None (no rendering), 'ansi' returns the text, 'human' prints it."""
     if mode is None:
         return None
+    if game is None:
+        raise RuntimeError("call reset() before render()")
     text = game.render()
     if mode == "human":
         print(text)

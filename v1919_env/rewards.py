@@ -2,7 +2,8 @@
 
 - `win_loss` (default): zero-sum; the winners split +1, the others split -1 (a shared victory
   splits the +1; with everyone tied all get 0).
-- `rank`: +1 for first place down to -1 for last, linear in rank; tied places share the average.
+- `rank`: +1 for first place down to -1 for last, linear in rank, places ranked as the rules rank
+  the winner (total, then happiness, then issues controlled); tied places share the average.
 - `score_margin`: (own total - mean of the other totals) / 50, clipped to [-1, 1].
 """
 from __future__ import annotations
@@ -22,8 +23,8 @@ def terminal_rewards(scores: list[dict], kind: str = "win_loss") -> list[float]:
             return [0.0] * n
         return [1.0 / k if x else -1.0 / (n - k) for x in w]
     if kind == "rank":
-        # order by the rules' ranking: total, happiness tie-break is inside 'winner' only, so use totals
-        totals = [s["total"] for s in scores]
+        # places follow the rules' ranking: total, then happiness, then issues controlled (EN:765-769)
+        totals = [(s["total"], s.get("happiness_level", 0), s.get("issues_controlled", 0)) for s in scores]
         out = []
         for t in totals:
             better = sum(1 for u in totals if u > t)
