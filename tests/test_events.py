@@ -1210,6 +1210,17 @@ def test_conference_unsettle_league_old_controller_keeps_it(name):
     assert d["strategies"]["draft_done"] is False
 
 
+def test_no_military_issue_takes_influence_bids_only():
+    """EN:609: an issue with the 'No Military' symbol (Women's Suffrage in our data) may be bid for
+    with Influence only, even by a player with available units."""
+    g = to_conference(_unsettle_pos("Stephen Pichon"))
+    act(g, "optional", encode("accept", yes=1), "uk")
+    act(g, "unsettle", encode("choose_issue", issue=ISSUE_NO[WS]), "uk")
+    assert g.decision == "bid" and g.to_dict()["players"]["usa"]["military"]["available"] > 0
+    bids = [decode(a) for a in g.legal_actions() if decode(a).kind == "bid"]
+    assert bids and all(b.params["available"] == 0 and b.params["in_region"] == 0 for b in bids)
+
+
 def test_conference_unsettle_nobody_bids_goes_to_the_discards():
     """Rulings A-38: an unsettled issue nobody bids on goes on top of the discard pile."""
     g = to_conference(_unsettle_pos("Henri Mordacq"))

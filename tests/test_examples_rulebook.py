@@ -269,6 +269,18 @@ def test_happiness_zero_is_permanent():
     assert g.to_dict()["happiness"]["uk"] == 0
 
 
+def test_happiness_stops_at_30_and_still_falls_from_there():
+    """EN:398: a Happiness marker that would move above 30 stops at 30; decreases still apply."""
+    g = Game.from_dict({"num_players": 3, "active": "uk", "happiness": happiness(uk=28),
+                        "strategies": {"draft_done": True}})
+    act(g, "demobilize", decision="turn", by="uk", source=0)              # the 5 space: 28 + 5
+    assert g.to_dict()["happiness"]["uk"] == 30
+    g = Game.from_dict({"num_players": 3, "active": "uk", "happiness": happiness(uk=30),
+                        "strategies": {"draft_done": True}})
+    act(g, "deploy", decision="turn", by="uk", source=0, region=RIDX["europe"], column=6)   # -2
+    assert g.to_dict()["happiness"]["uk"] == 28
+
+
 # ============================================================================ 6. Comprehensive Uprising Check
 def _uprising_example_position(dice, france_extra_me_issue=False):
     """EN:626-676. France settles SMYRNA (France 5 v UK 3); the top event is BELA KUN (Crisis:
@@ -394,6 +406,29 @@ def test_comprehensive_uprising_check_tied_players_unit_owner_chooses():
     act(g, "modifier", decision="modifier", by="uk", delta=-1)
     assert g.decision == "affected" and g.current_player == SEAT["uk"]
     assert {a.params["seat"] for a in legal(g)} == {SEAT["uk"], SEAT["france"]}
+
+
+def test_qa_usa_raising_to_three_units_pays_only_its_final_bid():
+    """Q&A IT:2336-2347 on this example: had the USA raised to 3 units after France's 2M + 7I,
+    it would win and lose only its final bid (3 units, Happiness -3); the Influence it bid
+    before comes back. France, unable to beat 3 units (2 available, its third Exhausted), passes
+    and keeps everything."""
+    g = Game.from_dict(_uprising_example_position(dice=[2, 5]))
+    _settle_smyrna_to_bela_kun(g)
+    act(g, "modifier", delta=-1)
+    act(g, "bid", in_region=1, available=0, influence=2)
+    act(g, "bid", decision="bid", by="france", in_region=0, available=2, influence=4)
+    act(g, "bid", decision="bid", by="usa", in_region=0, available=2, influence=6)
+    act(g, "bid", decision="bid", by="france", in_region=0, available=2, influence=7)
+    act(g, "bid", decision="bid", by="usa", in_region=0, available=3, influence=0)
+    # France cannot beat 3 units: it passes without a decision (project ruling P-02)
+    assert g.decision == "option" and g.current_player == SEAT["usa"]
+    d = g.to_dict()
+    assert d["players"]["usa"]["influence"] == {"available": 6, "exhausted": 9}
+    assert d["players"]["usa"]["military"]["available"] == 0 and d["players"]["usa"]["military"]["exhausted"] == 3
+    assert d["happiness"]["usa"] == 17
+    assert d["players"]["france"]["influence"] == {"available": 10, "exhausted": 5}
+    assert d["players"]["france"]["military"]["available"] == 2 and d["happiness"]["france"] == 20
 
 
 # ============================================================================ 8. Strategy draft order
