@@ -233,6 +233,26 @@ def test_position_with_a_mutiny_before_the_won_issues_option():
     assert found > 0
 
 
+def test_mid_procedure_positions_are_sealed():
+    """A position with engine internals loads only as written (forced dice and the generator
+    state aside); the error says how to set up a position by hand."""
+    g = Game.new(4, seed=3)
+    rng = np.random.default_rng(3)
+    while g.decision != "bid":
+        acts = g.legal_actions()
+        g.step(int(acts[rng.integers(len(acts))]))
+    d = g.to_dict()
+    for edit in (lambda x: x.update(active="italy"), lambda x: x["happiness"].update(uk=3),
+                 lambda x: x["engine"]["stack"].__setitem__(1, 99), lambda x: x["engine"].pop("digest")):
+        bad = json.loads(json.dumps(d))
+        edit(bad)
+        with pytest.raises(PositionError, match="^engine: .*leave out 'engine' and 'pending'"):
+            Game.from_dict(bad)
+    ok = json.loads(json.dumps(d))
+    ok["forced_dice"] = [6, 6]
+    assert Game.from_dict(ok).to_dict()["forced_dice"] == [6, 6]
+
+
 def test_clone_is_independent():
     g, _ = _play(3, 3, steps=30)
     c = g.clone()

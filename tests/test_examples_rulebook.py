@@ -484,7 +484,10 @@ def test_strategy_draft_order_lowest_stars_first_ties_clockwise_from_active():
 def test_happiness_scoring_examples(hap, expected):
     """EN:751-763: 3-player Happiness VP 6/3/0; ties score the higher level and skip the next;
     a nation in the zero box loses five points."""
-    g = Game.from_dict({"num_players": 3, "happiness": happiness(**hap), "strategies": {"draft_done": True}})
+    # at Happiness 0 a nation keeps at most one unit (EN:533): France's others are demobilized
+    players = {"france": {"military": {"demobilized": 2}}} if hap["france"] == 0 else {}
+    g = Game.from_dict({"num_players": 3, "happiness": happiness(**hap), "players": players,
+                        "strategies": {"draft_done": True}})
     got = {s["nation"]: s["happiness"] for s in g.scores()}
     assert got == expected
 
@@ -492,5 +495,6 @@ def test_happiness_scoring_examples(hap, expected):
 def test_happiness_scoring_four_players():
     """EN:755: four players score 6/4/2/0."""
     g = Game.from_dict({"num_players": 4, "happiness": happiness(uk=25, france=20, usa=15, italy=10),
+                        "players": {"italy": {"military": {"demobilized": 1}}},   # 10 allows two units
                         "strategies": {"draft_done": True}})
     assert {s["nation"]: s["happiness"] for s in g.scores()} == {"uk": 6, "france": 4, "usa": 2, "italy": 0}

@@ -4,8 +4,16 @@ A position names nations, regions, issues, events and strategy cards by name (or
 fields left out take their setup defaults, so a test can write only what a rulebook example
 shows. `forced_dice` queues die results used before the random generator, so an example
 replays exactly. Malformed input raises PositionError naming the field.
+
+A position taken in the middle of a procedure (a bid, an event, a settle) carries an `engine`
+section of raw internals and a digest sealing the whole position: it loads exactly as written
+(only `forced_dice` and `rng` may be changed). Positions written by hand leave `engine` and
+`pending` out and start at a turn decision.
 """
 from __future__ import annotations
+
+import hashlib
+import json
 
 import numpy as np
 
@@ -25,6 +33,18 @@ TOP_KEYS = {"format", "version", "card_set", "num_players", "variant", "negotiat
             "turn", "decisions", "game_over", "pending", "turn_state", "rng", "forced_dice", "happiness", "players",
             "regions", "demobilize_next", "table", "waiting_room", "issue_deck", "issue_discards", "settled", "events",
             "strategies", "engine"}
+
+
+UNSEALED = ("forced_dice", "rng")      # fields a mid-procedure position may still change
+
+
+def _position_digest(d: dict) -> str:
+    """Seal of a mid-procedure position (one with an `engine` section): it loads only as `to_dict`
+    wrote it, apart from UNSEALED, so edits cannot drive the kernels into states the rules never
+    reach (the engine's frames refer to seats, issues and counts elsewhere in the position)."""
+    body = {k: v for k, v in d.items() if k not in UNSEALED}
+    body["engine"] = {k: v for k, v in d["engine"].items() if k != "digest"}
+    return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:16]
 
 
 class PositionError(ValueError):
@@ -86,14 +106,15 @@ def to_dict(g) -> dict:
             vals = vals[:int(s[L.SP]) * L.FRAME_W]
         engine[name] = vals[0] if n == 1 else vals
     pos = int(s[L.FORCED_POS])
-    return {
+    pending = {"decision": L.DECISION_NAMES.get(int(s[L.PENDING]), "none"), "player": seat(int(s[L.PENDING_PLAYER]))}
+    turn_state = {"political_done": bool(s[L.POL_DONE]), "military_done": bool(s[L.MIL_DONE])}
+    d = {
         "format": FORMAT, "version": VERSION, "card_set": cs.label,
         "num_players": np_, "variant": variant_names(cs)[int(s[L.VARIANT])], "negotiation": bool(s[L.NEGOTIATION]),
         "first_player": seat(int(s[L.FIRST_PLAYER])), "active": seat(int(s[L.ACTIVE])),
         "turn": int(s[L.TURN_NO]), "decisions": int(s[L.DECISIONS]), "game_over": int(s[L.GAME_OVER]),
-        "pending": {"decision": L.DECISION_NAMES.get(int(s[L.PENDING]), "none"),
-                    "player": seat(int(s[L.PENDING_PLAYER]))},
-        "turn_state": {"political_done": bool(s[L.POL_DONE]), "military_done": bool(s[L.MIL_DONE])},
+        "pending": pending,
+        "turn_state": turn_state,
         "rng": [int(s[L.RNG]), int(s[L.RNG + 1])],
         "forced_dice": [int(x) for x in s[L.FORCED + pos:L.FORCED + int(s[L.FORCED_N])]],
         "happiness": {n: int(s[L.HAPPY + k]) for k, n in enumerate(NATIONS)},
@@ -114,6 +135,8 @@ def to_dict(g) -> dict:
                        "draft_done": bool(s[L.DRAFT_DONE])},
         "engine": engine,
     }
+    engine["digest"] = _position_digest(d)
+    return d
 
 
 # ----------------------------------------------------------------------------- reading
@@ -182,6 +205,12 @@ def _int(v, field, lo, hi):
     return int(v)
 
 
+def _list(v, field: str) -> list:
+    if not isinstance(v, list):
+        _err(field, f"expected a list, got {type(v).__name__}")
+    return v
+
+
 def _check_keys(d, allowed, field):
     if not isinstance(d, dict):
         _err(field, f"expected an object, got {type(d).__name__}")
@@ -225,10 +254,25 @@ def _option_pending_issues(d) -> set[int]:
     return out
 
 
+def _check_engine_digest(d) -> None:
+    eng = d.get("engine")
+    _check_keys(eng, set(ENGINE_FIELDS) | {"digest"}, "engine")
+    try:
+        ok = eng.get("digest") == _position_digest(d)
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        _err("engine", "a position with an 'engine' section (mid-procedure internal state) loads only as "
+                       f"to_dict() wrote it, apart from {list(UNSEALED)}, and it was changed; to set up a "
+                       "position by hand, leave out 'engine' and 'pending' (it then starts at a turn decision)")
+
+
 def from_dict(cls, d: dict):
     """Build a Game from a position dict (see the module docstring)."""
     from .game import Game, variant_names
     _check_keys(d, TOP_KEYS, "position")
+    if d.get("engine") is not None:
+        _check_engine_digest(d)
     if d.get("format", FORMAT) != FORMAT:
         _err("format", f"expected {FORMAT!r}")
     if d.get("version", VERSION) != VERSION:
@@ -237,10 +281,11 @@ def from_dict(cls, d: dict):
     if np_ not in (3, 4):
         _err("num_players", f"must be 3 or 4, got {np_!r}")
     variant = d.get("variant", "standard")
-    g = Game.new(np_, seed=_int(d.get("seed", 0), "seed", 0, 2 ** 62), variant=variant
-                 if isinstance(variant, str) else "?", negotiation=bool(d.get("negotiation", False)))
+    g = Game.new(np_, seed=_int(d.get("seed", 0), "seed", 0, 2 ** 62), negotiation=bool(d.get("negotiation", False)))
     if variant not in variant_names(g.cards):
-        _err("variant", f"unknown variant {variant!r}")
+        _err("variant", f"unknown variant {variant!r}; choose one of {variant_names(g.cards)}")
+    g = Game.new(np_, seed=_int(d.get("seed", 0), "seed", 0, 2 ** 62), variant=variant,
+                 negotiation=bool(d.get("negotiation", False)))
     if "card_set" in d and d["card_set"] != g.cards.label:
         _err("card_set", f"position was made with {d['card_set']!r}, this game uses {g.cards.label!r}")
     s = g.state
@@ -317,7 +362,7 @@ def from_dict(cls, d: dict):
                                            for nat, c in cubes.items()})
     settled_vals = []
     option_pending = _option_pending_issues(d)
-    for k, e in enumerate(d.get("settled", [])):
+    for k, e in enumerate(_list(d.get("settled", []), "settled")):
         if isinstance(e, (str, int)):
             _err(f"settled[{k}]", "expected an object with issue and controller")
         _check_keys(e, {"issue", "controller", "option", "naval_uk"}, f"settled[{k}]")
@@ -425,7 +470,7 @@ def from_dict(cls, d: dict):
     for zone in ("deck", "discards"):
         if zone in ev:
             elists[zone] = []
-            for k, v in enumerate(ev[zone]):
+            for k, v in enumerate(_list(ev[zone], f"events.{zone}")):
                 e = names.event(v, f"events.{zone}[{k}]")
                 eplace(e, f"events.{zone}[{k}]")
                 elists[zone].append(e)
@@ -458,7 +503,8 @@ def from_dict(cls, d: dict):
     stg = d.get("strategies", {})
     _check_keys(stg, {"dealt", "draft_done"}, "strategies")
     if "dealt" in stg:
-        dealt = [names.strategy(v, f"strategies.dealt[{k}]") for k, v in enumerate(stg["dealt"])]
+        dealt = [names.strategy(v, f"strategies.dealt[{k}]")
+                 for k, v in enumerate(_list(stg["dealt"], "strategies.dealt"))]
         if len(dealt) != np_ + 1 or len(set(dealt)) != len(dealt):
             _err("strategies.dealt", f"expected {np_ + 1} different strategy cards")
         s[L.STRAT_DEALT:L.STRAT_DEALT + L.MAX_PLAYERS + 1] = -1
@@ -521,7 +567,7 @@ def from_dict(cls, d: dict):
     eng = d.get("engine")
     if eng is not None:
         offs = L.offsets()
-        _check_keys(eng, set(ENGINE_FIELDS), "engine")
+        _check_engine_digest(d)
         for name in ENGINE_FIELDS:
             if name in eng:
                 o, n = offs[name]
@@ -550,5 +596,22 @@ def from_dict(cls, d: dict):
     else:
         s[L.PENDING] = L.D_TURN
         s[L.PENDING_PLAYER] = s[L.ACTIVE]
+    _check_unit_limits(s, T, np_)
     return g
+
+
+def _check_unit_limits(s, T, np_) -> None:
+    """Units in play never exceed what the happiness zone allows (EN:533), except while a mutiny
+    is under way or an event has begun applying its effects (it checks for mutiny once applied in
+    full, project ruling P-11)."""
+    from .core.board import over_unit_limit
+    frames = [L.STACK + k * L.FRAME_W for k in range(int(s[L.SP]))]
+    if s[L.GAME_OVER] or s[L.PENDING] == L.D_MUTINY or any(
+            s[f + L.F_PROC] == L.P_MUTINY or (s[f + L.F_PROC] == L.P_EVENT and s[f + L.F_A0 + 2] > 0)
+            for f in frames):
+        return
+    for p in range(np_):
+        if over_unit_limit(s, T, p):
+            _err(f"players.{NATIONS[p]}.military", f"more units in play than happiness {int(s[L.HAPPY + p])} "
+                                                   "allows (a mutiny would be due)")
 
