@@ -96,6 +96,21 @@ def act(g: Game, kind: str, *, decision: str | None = None, by: str | None = Non
     return a
 
 
+def settle_through_step_4(g: Game, by: str, issue: str, option: str, *, slot: int = 0, naval: tuple = (),
+                          keep: int = 0) -> None:
+    """`by` settles table `slot` (`issue`, whose controller picks `option`, then any naval flags),
+    advances the first waiting issue and event and draws two issues, keeping `keep`: the event
+    drawn next (step 5) resolves its crisis."""
+    act(g, "settle", decision="turn", by=by, slot=slot)
+    act(g, "option", decision="option", option=option_index(issue, option))
+    for flag in naval:
+        act(g, "naval_flag", decision="naval", flag=flag)
+    act(g, "advance_issue", decision="adv_issue", by=by, slot=0)
+    act(g, "advance_event", decision="adv_event", by=by, slot=0)
+    act(g, "add_issue", decision="add_issue", by=by, source=3)
+    act(g, "keep", decision="keep", by=by, which=keep)
+
+
 def legal(g: Game) -> list:
     """The legal actions as decoded (kind, params) pairs."""
     return [decode(int(a)) for a in g.legal_actions()]

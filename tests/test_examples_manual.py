@@ -12,7 +12,7 @@ from __future__ import annotations
 from v1919_env.game import Game
 
 from scenario_helpers import (RIDX, SEAT, STRATEGY_NUMBER, act, events, happiness, is_legal, issue_deck, legal,
-                              option_index, player, regions, settled_map)
+                              option_index, player, regions, settle_through_step_4, settled_map)
 
 STRATEGIES_DEALT = ["14 Points", "Global Trade", "Outlawing War", "Isolationism", "Mobilization"]
 
@@ -245,12 +245,7 @@ def _bid_position(uk_military=None, forced=(6,)):
 
 
 def _to_bidding(g):
-    act(g, "settle", decision="turn", by="france", slot=0)
-    act(g, "option", decision="option", by="france", option=option_index("Kurdistan", "No Kurdistan"))
-    act(g, "advance_issue", decision="adv_issue", by="france", slot=0)
-    act(g, "advance_event", decision="adv_event", by="france", slot=0)
-    act(g, "add_issue", decision="add_issue", by="france", source=3)
-    act(g, "keep", decision="keep", by="france", which=0)
+    settle_through_step_4(g, "france", "Kurdistan", "No Kurdistan")
     assert g.decision == "bid" and g.current_player == SEAT["uk"]
     assert "Fiume" not in settled_map(g)
 
@@ -495,15 +490,16 @@ def test_manual_round8_uk_settles_ethiopia_hymans_uprising_and_the_same_option_a
                          top=["Paul Hymans"]),
         "regions": regions(africa=3),
         "happiness": happiness(uk=19, usa=18, italy=20),
-        "players": {"uk": {"influence": {"available": 2, "exhausted": 4}, "military": {"available": 1, "exhausted": 2}}},
+        "players": {"uk": {"influence": {"available": 2, "exhausted": 4},
+                           "military": {"available": 1, "exhausted": 2}}},
         "forced_dice": [6], "strategies": {"draft_done": True}})
     inf = {n: player(g, n)["influence"] for n in ("uk", "france", "usa", "italy")}
     act(g, "settle", decision="turn", by="uk", slot=0)
     after = {n: player(g, n)["influence"] for n in ("uk", "france", "usa", "italy")}
     assert after["uk"] == {"available": 2, "exhausted": 4 + 5}
-    assert (after["italy"]["available"] - inf["italy"]["available"], after["italy"]["exhausted"] - inf["italy"]["exhausted"]) == (2, 1)
-    assert (after["france"]["available"] - inf["france"]["available"], after["france"]["exhausted"] - inf["france"]["exhausted"]) == (1, 1)
-    assert (after["usa"]["available"] - inf["usa"]["available"], after["usa"]["exhausted"]) == (1, inf["usa"]["exhausted"])
+    def moved(n):            # (cubes back to Available, cubes to Exhausted)
+        return (after[n]["available"] - inf[n]["available"], after[n]["exhausted"] - inf[n]["exhausted"])
+    assert moved("italy") == (2, 1) and moved("france") == (1, 1) and moved("usa") == (1, 0)
     act(g, "option", decision="option", by="uk", option=option_index("Ethiopia", "UK Mandate"))
     assert g.to_dict()["happiness"] == happiness(uk=19, usa=17, italy=19)
     africa = g.to_dict()["regions"]["africa"]["unrest"]
@@ -537,7 +533,8 @@ def test_manual_round13_uk_deploys_then_the_usa_settles_game_end():
     ge = "GAME END (Rush to the Finish)"
     g = Game.from_dict({
         "num_players": 4, "active": "uk",
-        "table": [{"issue": ge, "cubes": {"france": 9, "usa": 6}}, {"issue": "Dalmatian Islands", "cubes": {"france": 3}}],
+        "table": [{"issue": ge, "cubes": {"france": 9, "usa": 6}},
+                  {"issue": "Dalmatian Islands", "cubes": {"france": 3}}],
         "waiting_room": [{"issue": "Baltic States"}],
         "happiness": happiness(uk=13, france=15, usa=15, italy=15),
         "players": {"uk": {"influence": {"available": 9, "exhausted": 6},
@@ -577,7 +574,8 @@ def test_manual_round11_uk_deploys_edward_house_roll_off_and_shantung_to_japan()
         "table": [{"issue": "Vietnam", "cubes": {"usa": 3}}, {"issue": "Kiel Canal"}],
         "waiting_room": [{"issue": "Widows' Pensions"}, {"issue": "Tyrol"}, {"issue": "Bessarabia"}],
         "settled": settled,
-        "issue_deck": issue_deck(top=["Dalmatian Islands", "Transylvania"], placed=slots + [s["issue"] for s in settled]),
+        "issue_deck": issue_deck(top=["Dalmatian Islands", "Transylvania"],
+                                 placed=slots + [s["issue"] for s in settled]),
         "events": events(table="Fridtjof Nansen", waiting=["Wellington Koo", "Jan Smuts"], top=["Edward House"]),
         "regions": regions(europe=5, pacific=5, middle_east=6),
         "happiness": happiness(uk=19, usa=19, france=20, japan=17),

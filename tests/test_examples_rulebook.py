@@ -13,7 +13,7 @@ import pytest
 from v1919_env.game import Game
 
 from scenario_helpers import (RBIT, RIDX, SEAT, act, assert_illegal, events, happiness, is_legal, issue_deck,
-                              legal, min_place, option_index, player, regions, settled_map)
+                              legal, min_place, option_index, player, regions, settle_through_step_4, settled_map)
 
 
 # ============================================================================ 1. Place Influence
@@ -319,13 +319,7 @@ def _uprising_example_position(dice, france_extra_me_issue=False):
 
 
 def _settle_smyrna_to_bela_kun(g):
-    act(g, "settle", decision="turn", by="france", slot=0)
-    act(g, "option", decision="option", by="france", option=option_index("Smyrna", "To Greece"))
-    act(g, "naval_flag", decision="naval", by="france", flag=1)
-    act(g, "advance_issue", decision="adv_issue", by="france", slot=0)
-    act(g, "advance_event", decision="adv_event", by="france", slot=0)
-    act(g, "add_issue", decision="add_issue", by="france", source=3)
-    act(g, "keep", decision="keep", by="france", which=1)
+    settle_through_step_4(g, "france", "Smyrna", "To Greece", naval=(1,), keep=1)
     assert g.to_dict()["events"]["waiting_room"][0] == "Bela Kun"
 
 

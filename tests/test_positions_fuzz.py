@@ -32,7 +32,8 @@ def _positions():
 POSITIONS = _positions()
 JUNK = st.one_of(st.none(), st.booleans(), st.integers(-10 ** 20, 10 ** 20), st.integers(-3, 60),
                  st.floats(allow_nan=False), st.text(max_size=12), st.sampled_from(["uk", "europe", "Smyrna", "turn"]),
-                 st.lists(st.integers(-2, 60), max_size=3), st.dictionaries(st.text(max_size=5), st.integers(), max_size=2))
+                 st.lists(st.integers(-2, 60), max_size=3),
+                 st.dictionaries(st.text(max_size=5), st.integers(), max_size=2))
 
 
 def _paths(x, path=()):

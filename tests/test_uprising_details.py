@@ -3,7 +3,7 @@ high roll (EN:581), and a player announcing a die modifier sees which region it 
 import numpy as np
 import pytest
 
-from scenario_helpers import act, events, issue_deck, option_index, regions
+from scenario_helpers import act, events, issue_deck, regions, settle_through_step_4
 from v1919_env.core.observe import O_UP_REGION, OBS_SIZE, observe
 from v1919_env.game import Game
 from v1919_env.vocab import NATIONS, REGIONS
@@ -30,12 +30,7 @@ def _position(regs, settled=(), players=None, dice=()):
 
 
 def _settle_until_event(g):
-    act(g, "settle", decision="turn", by="france", slot=0)
-    act(g, "option", decision="option", by="france", option=option_index("Kurdistan", "No Kurdistan"))
-    act(g, "advance_issue", decision="adv_issue", by="france", slot=0)
-    act(g, "advance_event", decision="adv_event", by="france", slot=0)
-    act(g, "add_issue", decision="add_issue", by="france", source=3)
-    act(g, "keep", decision="keep", by="france", which=0)
+    settle_through_step_4(g, "france", "Kurdistan", "No Kurdistan")
 
 
 @pytest.mark.parametrize("reroll, affected", [((5, 3), "uk"), ((3, 5), "france")])

@@ -19,8 +19,8 @@ from .tables import (EV_LEN, OP_BRANCH_END, OP_CHOICE, OP_CHOOSE_PLAYER, OP_CHOO
                      OP_DEMOB_ACTION, OP_DEPLOY_ACTION, OP_END, OP_EXHAUST, OP_HAPPY, OP_IF_NO_COUNTERS, OP_KEG,
                      OP_MIL_TO_AVAIL, OP_MIL_TO_EXH, OP_RECOVER, OP_UNREST, OP_UNSETTLE, OP_UPRISING, OPW,
                      ORDER_STARTING, R_ANY, R_CHOSEN, R_GAINED, R_ONE_OF, R_RANDOM, R_SETTLED, T_EV_CODE,
-                     T_EV_OPTIONAL, T_FIRST_DEP_COL, T_GAME_END, T_ISSUE_CAT, T_KEG_MAX, W_ALL, W_MOST_ISSUES, W_CHOSEN, W_DECIDER, W_EACH, W_LOWEST_HAPPY,
-                     W_SETTLED_CTRL)
+                     T_EV_OPTIONAL, T_FIRST_DEP_COL, T_GAME_END, T_ISSUE_CAT, T_KEG_MAX, W_ALL, W_CHOSEN, W_DECIDER,
+                     W_EACH, W_LOWEST_HAPPY, W_MOST_ISSUES, W_SETTLED_CTRL)
 from .turn import legal_demobilize, legal_deploy, do_deploy
 
 # frame: a0 event, a1 part (0 crisis, 1 conference), a2 pc, a3 decider, a4 chosen player,
