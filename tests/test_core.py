@@ -106,13 +106,22 @@ def test_same_seed_same_game_across_processes():
 
 
 def test_batch_kernel_matches_facade():
-    from v1919_env.core.step import init_batch, step_batch
+    from v1919_env.core.step import init_batch, mask_batch, step_batch, step_batch_unchecked
     _, T = card_tables(None)
     g, trace = _play(9, 9, steps=300)
     S = np.zeros((3, L.STATE_SIZE), np.int32)
     init_batch(S, T, 4, np.array([9, 9, 9]), 0, 0)
+    M = np.zeros((3, codec.NUM_ACTIONS), np.int8)
+    ok = np.zeros(3, np.int8)
     for a in trace:
-        step_batch(S, T, np.array([a, a, a]))
+        mask_batch(S, T, M)
+        assert (M[:, a] == 1).all()
+        bad = int(np.flatnonzero(M[2] == 0)[0])
+        before = S[2].copy()
+        # game 2 first gets an illegal action: refused, unchanged; then the real one, unchecked
+        assert step_batch(S, T, np.array([a, a, bad]), ok) == 2 and ok.tolist() == [1, 1, 0]
+        assert np.array_equal(S[2], before)
+        step_batch_unchecked(S[2:], T, np.array([a]))
     for b in range(3):
         assert np.array_equal(S[b], g.state)
 

@@ -149,8 +149,24 @@ def mask_batch(S, T, M):
 
 
 @njit(cache=True)
-def step_batch(S, T, actions):
-    """Apply actions[b] to every unfinished game b (actions must be legal)."""
+def step_batch(S, T, actions, ok):
+    """Apply actions[b] to every unfinished game b where it is legal; ok[b] = 1 if applied, 0 if
+    the game is over or the action is illegal (that game is left unchanged). Returns the number of
+    actions applied."""
+    buf = np.empty(MAX_LEGAL, np.int64)
+    applied = 0
+    for b in range(S.shape[0]):
+        ok[b] = 0
+        if S[b, GAME_OVER] == 0 and try_step(S[b], T, actions[b], buf):
+            ok[b] = 1
+            applied += 1
+    return applied
+
+
+@njit(cache=True)
+def step_batch_unchecked(S, T, actions):
+    """step_batch without the legality check, for callers whose actions come from mask_batch of
+    the same states (an illegal action here corrupts that game)."""
     for b in range(S.shape[0]):
         if S[b, GAME_OVER] == 0:
             apply_action(S[b], T, actions[b])
