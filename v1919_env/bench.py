@@ -52,6 +52,19 @@ def _repeat(fn, seconds: float, rounds: int = 5) -> tuple[float, float, dict]:
     return rates[len(rates) // 2], rates[-1], tot
 
 
+def _play_for(play, budget: float):
+    """Call `play()` (returns steps, games) until `budget` seconds have passed: (steps, games, seconds)."""
+    steps = games = 0
+    t0 = time.perf_counter()
+    while True:
+        k, n = play()
+        steps += k
+        games += n
+        dt = time.perf_counter() - t0
+        if dt >= budget:
+            return steps, games, dt
+
+
 def bench_batched(T, num_players: int, batch: int, seconds: float, seed: int = 0) -> dict:
     """Random games played to the end by the compiled loop, `batch` games per call."""
     from .core.layout import STATE_SIZE
@@ -60,20 +73,13 @@ def bench_batched(T, num_players: int, batch: int, seconds: float, seed: int = 0
     S = np.zeros((batch, STATE_SIZE), np.int32)
     state = {"round": 0}
 
-    def one(budget):
-        games = decisions = 0
-        t0 = time.perf_counter()
-        while True:
-            r = state["round"]
-            init_batch(S, T, num_players, np.arange(batch, dtype=np.int64) + seed * 1_000_003 + r * batch, 0, 0)
-            decisions += random_playout_batch(S, T, seed + r, 1_000_000)
-            games += batch
-            state["round"] += 1
-            dt = time.perf_counter() - t0
-            if dt >= budget:
-                return decisions, games, dt
+    def play():
+        r = state["round"]
+        state["round"] += 1
+        init_batch(S, T, num_players, np.arange(batch, dtype=np.int64) + seed * 1_000_003 + r * batch, 0, 0)
+        return random_playout_batch(S, T, seed + r, 1_000_000), batch
 
-    med, best, tot = _repeat(one, seconds)
+    med, best, tot = _repeat(lambda budget: _play_for(play, budget), seconds)
     return {"batch": batch, "decisions_per_s": med[0], "games_per_s": med[1], "best_decisions_per_s": best[0],
             "best_games_per_s": best[1], "decisions_per_game": tot["decisions"] / tot["games"], "games": tot["games"]}
 
@@ -85,22 +91,15 @@ def bench_facade(num_players: int, seconds: float, seed: int = 0) -> dict:
     rng = random.Random(seed)          # the policy's own cost kept small: this measures the facade
     state = {"games": 0}
 
-    def one(budget):
-        games = decisions = 0
-        t0 = time.perf_counter()
-        while True:
-            g = Game.new(num_players, seed=seed + state["games"])
-            state["games"] += 1
-            while not g.is_over:
-                acts = g.legal_actions()
-                g.step(acts[int(rng.random() * len(acts))])
-                decisions += 1
-            games += 1
-            dt = time.perf_counter() - t0
-            if dt >= budget:
-                return decisions, games, dt
+    def play():
+        g = Game.new(num_players, seed=seed + state["games"])
+        state["games"] += 1
+        while not g.is_over:
+            acts = g.legal_actions()
+            g.step(acts[int(rng.random() * len(acts))])
+        return g.decisions_taken, 1
 
-    med, best, tot = _repeat(one, seconds)
+    med, best, tot = _repeat(lambda budget: _play_for(play, budget), seconds)
     return {"decisions_per_s": med[0], "games_per_s": med[1], "best_decisions_per_s": best[0], "games": tot["games"]}
 
 
@@ -114,45 +113,40 @@ def bench_envs(num_players: int, seconds: float, seed: int = 0) -> dict:
     e = aec_env(num_players)
     state = {"k": 0}
 
+    def aec_game():
+        e.reset(seed=seed + state["k"])
+        state["k"] += 1
+        steps = 0
+        for _agent in e.agent_iter():
+            obs, rew, term, trunc, info = e.last()
+            if term or trunc:
+                e.step(None)
+                continue
+            legal_ids = obs["action_mask"].nonzero()[0]
+            e.step(int(legal_ids[int(rng.random() * len(legal_ids))]))
+            steps += 1
+        return steps, 1
+
     def aec(budget):
-        steps = games = 0
-        t0 = time.perf_counter()
-        while True:
-            e.reset(seed=seed + state["k"])
-            state["k"] += 1
-            for _agent in e.agent_iter():
-                obs, rew, term, trunc, info = e.last()
-                if term or trunc:
-                    e.step(None)
-                    continue
-                legal_ids = obs["action_mask"].nonzero()[0]
-                e.step(int(legal_ids[int(rng.random() * len(legal_ids))]))
-                steps += 1
-            games += 1
-            dt = time.perf_counter() - t0
-            if dt >= budget:
-                return steps, games, dt
+        return _play_for(aec_game, budget)
 
     aec(0.0)
     med_a, best_a, tot_a = _repeat(aec, seconds)
     genv = Versailles1919Env(num_players=num_players)
 
+    def gym_game():
+        obs, info = genv.reset(seed=seed + state["k"])
+        state["k"] += 1
+        steps, done = 0, False
+        while not done:
+            legal_ids = obs["action_mask"].nonzero()[0]
+            obs, r, term, trunc, info = genv.step(int(legal_ids[int(rng.random() * len(legal_ids))]))
+            done = term or trunc
+            steps += 1
+        return steps, 1
+
     def gym(budget):
-        steps = games = 0
-        t0 = time.perf_counter()
-        while True:
-            obs, info = genv.reset(seed=seed + state["k"])
-            state["k"] += 1
-            done = False
-            while not done:
-                legal_ids = obs["action_mask"].nonzero()[0]
-                obs, r, term, trunc, info = genv.step(int(legal_ids[int(rng.random() * len(legal_ids))]))
-                done = term or trunc
-                steps += 1
-            games += 1
-            dt = time.perf_counter() - t0
-            if dt >= budget:
-                return steps, games, dt
+        return _play_for(gym_game, budget)
 
     gym(0.0)
     med_g, best_g, tot_g = _repeat(gym, seconds)

@@ -259,11 +259,21 @@ def recover_exhausted(s, p, n):
 
 
 @njit(cache=True)
-def deployed_count(s, p):
-    n = 0
+def deployed_mask(s, p):
+    """Bit r set when p has a unit deployed in region r."""
+    m = 0
     for r in range(N_REGIONS):
         if s[DEP_COL + p * N_REGIONS + r] > 0:
-            n += 1
+            m |= 1 << r
+    return m
+
+
+@njit(cache=True)
+def deployed_count(s, p):
+    m, n = deployed_mask(s, p), 0
+    while m:
+        m &= m - 1
+        n += 1
     return n
 
 

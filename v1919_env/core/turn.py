@@ -6,8 +6,8 @@ from __future__ import annotations
 from numba import njit
 
 from .actions import (A_DEMOB, A_DEPLOY, A_END_TURN, A_PASS_POLITICAL, A_PLACE, A_RECLAIM, A_SETTLE, A_TRANSFER)
-from .board import (cap_unrest_at_units, change_happiness, decide, demobilize_unit, over_unit_limit, pop, push,
-                    push_mutiny_if_needed, recover_exhausted, slot_total, top)
+from .board import (cap_unrest_at_units, change_happiness, decide, demobilize_unit, deployed_mask, over_unit_limit,
+                    pop, push, push_mutiny_if_needed, recover_exhausted, slot_total, top)
 from .layout import (ACTIVE, D_MUTINY, D_PLACE2, D_TURN, DEP_COL, F_A0, INF_AVAIL, INF_EXH, MAX_PLAYERS,
                      MIL_AVAIL, MIL_DONE, MIL_EXH, N_REGIONS, N_SLOTS, N_TABLE, NEGOTIATION, NUM_PLAYERS,
                      GAME_OVER, PASS_STREAK, POL_DONE, P_SETTLE, SLOT_CUBES, SLOT_ISSUE, TURN_NO)
@@ -67,15 +67,6 @@ def legal_place_second(s, p, first, out, n):
 
 
 # ----------------------------------------------------------------------------- Reclaim
-@njit(cache=True)
-def deployed_mask(s, p):
-    m = 0
-    for r in range(N_REGIONS):
-        if s[DEP_COL + p * N_REGIONS + r] > 0:
-            m |= 1 << r
-    return m
-
-
 @njit(cache=True)
 def legal_reclaim(s, T, p, out, n):
     """Up to 6 exhausted cubes, all exhausted units, any deployed units; at least one thing (EN:274-280)."""
