@@ -13,7 +13,7 @@ from .layout import (ACTIVE, D_ADD_ISSUE, D_ADV_EVENT, D_ADV_ISSUE, D_EVENT_CUBE
                      INF_AVAIL, INF_EXH, ISSUE_CTRL, ISSUE_DECK, ISSUE_DECK_N, ISSUE_DISC, ISSUE_DISC_N,
                      ISSUE_NAVAL_UK, ISSUE_OPT, MAX_PLAYERS, N_EV_WAIT, N_NATIONS, N_REGIONS, N_SLOTS, N_TABLE,
                      NUM_PLAYERS, P_OPTION, SETTLE_GAINED, SETTLING, SLOT_CUBES, SLOT_ISSUE)
-from .tables import T_DISC_COST, T_EV_ICON, T_GAME_END, T_ISSUE_NOPT, T_OPT_HAPPY, T_OPT_NAVAL, T_OPT_UNREST
+from .tables import N_DISC_PICKS, T_DISC_COST, T_EV_ICON, T_GAME_END, T_ISSUE_NOPT, T_OPT_HAPPY, T_OPT_NAVAL, T_OPT_UNREST
 
 
 # ----------------------------------------------------------------------------- the issue option
@@ -115,11 +115,11 @@ def legal_add_issue(s, T, out):
     """Discard position 1/2/3 for 0/1/2 cubes, or draw two (EN:362-370)."""
     n = 0
     p = s[ACTIVE]
-    for k in range(3):
+    for k in range(N_DISC_PICKS):
         if k < s[ISSUE_DISC_N] and s[INF_AVAIL + p] >= T[T_DISC_COST + k]:
             out[n] = A_ADD_ISSUE + k
             n += 1
-    out[n] = A_ADD_ISSUE + 3
+    out[n] = A_ADD_ISSUE + N_DISC_PICKS
     return n + 1
 
 
@@ -259,7 +259,7 @@ def settle_proc(s, T, kind, a):
             return
         k = a - A_ADD_ISSUE
         w = _empty_waiting_slot(s)
-        if k < 3:
+        if k < N_DISC_PICKS:
             cost = T[T_DISC_COST + k]
             exhaust_avail(s, act, cost)
             idx = s[ISSUE_DISC_N] - 1 - k

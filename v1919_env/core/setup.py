@@ -7,7 +7,7 @@ from numba import njit
 from .board import push, rand_below, rng_seed
 from .layout import (ACTIVE, BID_HIGH, EV_CUBE, EV_DECK, EV_DECK_N, EV_REG, EV_TABLE, EV_WAIT, FIRST_PLAYER, HAPPY,
                      INF_AVAIL, ISSUE_CTRL, ISSUE_DECK, ISSUE_DECK_N, ISSUE_DISC, ISSUE_DISC_N, ISSUE_OPT, KEG,
-                     MAX_PLAYERS, MIL_AVAIL, N_EVENTS, N_ISSUES, N_NATIONS, N_REGIONS, N_SLOTS, N_STRATEGIES,
+                     MAX_PLAYERS, MIL_AVAIL, N_EV_WAIT, N_EVENTS, N_ISSUES, N_NATIONS, N_REGIONS, N_SLOTS, N_STRATEGIES,
                      NEGOTIATION, NUM_PLAYERS, PLAYER_STRAT, P_TURN, RET, SETTLING, SLOT_ISSUE, STATE_VERSION,
                      STRAT_DEALT, UNREST, UP_REGION, VARIANT, VERSION, EV_ITER)
 from .tables import (T_GAME_END, T_HAPPY_START, T_INFLUENCE, T_KEG_START, T_MILITARY, T_N_SETUP_DISC, T_N_TABLE,
@@ -98,11 +98,12 @@ def new_game(s, T, num_players, seed, variant, negotiation):
     evs = np.arange(N_EVENTS)
     _shuffle(s, evs, N_EVENTS)
     s[EV_TABLE] = evs[0]
-    s[EV_WAIT] = evs[1]
-    s[EV_WAIT + 1] = evs[2]
-    for j in range(3, N_EVENTS):
-        s[EV_DECK + j - 3] = evs[j]
-    s[EV_DECK_N] = N_EVENTS - 3
+    dealt = 1 + N_EV_WAIT
+    for w in range(N_EV_WAIT):
+        s[EV_WAIT + w] = evs[1 + w]
+    for j in range(dealt, N_EVENTS):
+        s[EV_DECK + j - dealt] = evs[j]
+    s[EV_DECK_N] = N_EVENTS - dealt
     s[EV_CUBE] = -1
     # strategy cards: one more than the number of players, face up (EN:202)
     st = np.arange(N_STRATEGIES)

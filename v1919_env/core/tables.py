@@ -72,7 +72,8 @@ T_RECLAIM_MAX = _t("reclaim_max")
 T_MUTINY_BOX = _t("mutiny_box")
 T_TRANSFER_MAX = _t("negotiation_transfer_max")
 T_TRACK_COLS = _t("track_columns")
-T_DISC_COST = _t("discard_pick_costs", 3)
+N_DISC_PICKS = 3                 # discard positions 1-3 (EN:362-370); the action segment has one more: draw two
+T_DISC_COST = _t("discard_pick_costs", N_DISC_PICKS)
 T_VAR_BELOW = _t("variant_below_game_end", 4)
 T_VAR_SHUFFLE = _t("variant_shuffle_with", 4)
 T_VAR_HAPPY = _t("variant_player_happiness", 4)
@@ -260,7 +261,7 @@ def build(cs: CardSet) -> np.ndarray:
                    (T_MUTINY_BOX, "mutiny_box"), (T_TRANSFER_MAX, "negotiation_transfer_max"),
                    (T_TRACK_COLS, "track_columns")):
         T[off] = t[k]
-    T[T_DISC_COST:T_DISC_COST + 3] = t["discard_pick_costs"]
+    T[T_DISC_COST:T_DISC_COST + N_DISC_PICKS] = t["discard_pick_costs"]
     for i, v in enumerate(raw["board"]["deck_variants"]["value"]):
         T[T_VAR_BELOW + i] = v["below_game_end"]
         T[T_VAR_SHUFFLE + i] = v["shuffle_game_end_with"]
