@@ -1,1 +1,7 @@
-"""Policies that pick an action from (observation, action mask)."""
+"""Agents for Versailles 1919: built by name (`make_agent("random", seed=0)`), one module each.
+
+See agents/base.py for the interface."""
+from .base import Agent, AgentError, agent_names, agent_options, make_agent, parse_agent_spec, register
+from . import random_agent  # noqa: F401  (registers "random")
+
+__all__ = ["Agent", "AgentError", "agent_names", "agent_options", "make_agent", "parse_agent_spec", "register"]

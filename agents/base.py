@@ -1,0 +1,115 @@
+"""The agent interface and the registry of agents by name.
+
+An agent is built by name with keyword options (`make_agent("rulebot", seed=1)`), gets
+`reset(seed)` before each game, and for each decision returns a legal action id from
+`act(observation, action_mask, game)`. `observation` and `action_mask` are the environments'
+arrays for the deciding seat (float32 vector, int8 mask); `game` is the `v1919_env.game.Game`
+at that decision, which agents that follow rules or search may read. Agents that would read the
+game's hidden information (the deck orders, the dice) must not: a search agent only looks at
+`game.determinize(seed)` copies.
+"""
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import numpy as np
+
+
+class AgentError(ValueError):
+    """An unknown agent name or option, or an agent that cannot be built as asked."""
+
+
+class Agent:
+    """Base class of every agent. Subclasses set `name` and implement `act`."""
+
+    name: str = "?"
+    needs_game: bool = False     # True when act() reads the Game (environments pass it then)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Prepare for a new game; seed makes the agent's own choices reproducible."""
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, game=None) -> int:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Release anything the agent holds (files, terminals, models)."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+
+_REGISTRY: dict[str, type[Agent]] = {}
+
+
+def register(name: str):
+    """Class decorator: make an agent class available as `make_agent(name, ...)`."""
+
+    def deco(cls: type[Agent]) -> type[Agent]:
+        if name in _REGISTRY and _REGISTRY[name] is not cls:
+            raise AgentError(f"agent name {name!r} is already registered by {_REGISTRY[name].__name__}")
+        cls.name = name
+        _REGISTRY[name] = cls
+        return cls
+
+    return deco
+
+
+def _load_builtin() -> None:
+    # importing the package registers every built-in agent
+    import agents  # noqa: F401
+
+
+def agent_names() -> list[str]:
+    """Names of every registered agent, sorted."""
+    _load_builtin()
+    return sorted(_REGISTRY)
+
+
+def agent_options(name: str) -> dict[str, Any]:
+    """The keyword options of an agent with their defaults (inspect.Parameter.empty when required)."""
+    _load_builtin()
+    if name not in _REGISTRY:
+        raise AgentError(f"unknown agent {name!r}; agents: {', '.join(sorted(_REGISTRY))}")
+    sig = inspect.signature(_REGISTRY[name].__init__)
+    return {k: p.default for k, p in list(sig.parameters.items())[1:]
+            if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+
+
+def make_agent(name: str, **options) -> Agent:
+    """Build an agent by registered name; unknown names and options raise AgentError listing what exists."""
+    opts = agent_options(name)
+    bad = sorted(set(options) - set(opts))
+    if bad:
+        raise AgentError(f"agent {name!r} has no option {', '.join(map(repr, bad))}; its options: "
+                         f"{', '.join(f'{k}={v!r}' if v is not inspect.Parameter.empty else k for k, v in opts.items()) or 'none'}")
+    try:
+        return _REGISTRY[name](**options)
+    except (TypeError, ValueError) as e:
+        raise AgentError(f"agent {name!r}: {e}") from e
+
+
+def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """'ismcts:iterations=200,rollout=rulebot' -> ('ismcts', {'iterations': 200, 'rollout': 'rulebot'})."""
+    name, _, rest = spec.strip().partition(":")
+    opts: dict[str, Any] = {}
+    for part in filter(None, (x.strip() for x in rest.split(";" if ";" in rest else ","))):
+        k, eq, v = part.partition("=")
+        if not eq:
+            raise AgentError(f"agent option {part!r} in {spec!r} is not key=value")
+        opts[k.strip()] = _parse_value(v.strip())
+    return name.strip(), opts
+
+
+def _parse_value(v: str):
+    low = v.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    if low in ("none", "null"):
+        return None
+    for conv in (int, float):
+        try:
+            return conv(v)
+        except ValueError:
+            pass
+    return v
