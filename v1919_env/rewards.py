@@ -11,6 +11,12 @@ from __future__ import annotations
 REWARD_KINDS = ("win_loss", "rank", "score_margin")
 
 
+def ranking_key(score: dict) -> tuple[int, int, int]:
+    """A seat's place in the rules' ranking: total, then happiness, then issues controlled (EN:765-769);
+    higher is better, equal keys share the place."""
+    return score["total"], score.get("happiness_level", 0), score.get("issues_controlled", 0)
+
+
 def terminal_rewards(scores: list[dict], kind: str = "win_loss") -> list[float]:
     """Rewards per seat from Game.scores() (winners already tie-broken by the rules)."""
     n = len(scores)
@@ -23,8 +29,7 @@ def terminal_rewards(scores: list[dict], kind: str = "win_loss") -> list[float]:
             return [0.0] * n
         return [1.0 / k if x else -1.0 / (n - k) for x in w]
     if kind == "rank":
-        # places follow the rules' ranking: total, then happiness, then issues controlled (EN:765-769)
-        totals = [(s["total"], s.get("happiness_level", 0), s.get("issues_controlled", 0)) for s in scores]
+        totals = [ranking_key(s) for s in scores]
         out = []
         for t in totals:
             better = sum(1 for u in totals if u > t)
