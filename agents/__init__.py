@@ -3,5 +3,6 @@
 See agents/base.py for the interface."""
 from .base import Agent, AgentError, agent_names, agent_options, make_agent, parse_agent_spec, register
 from . import random_agent  # noqa: F401  (registers "random")
+from . import human, learned  # noqa: F401  (register "human" and "learned"; learned imports torch only when built)
 
 __all__ = ["Agent", "AgentError", "agent_names", "agent_options", "make_agent", "parse_agent_spec", "register"]

@@ -1,0 +1,82 @@
+"""`learned`: a trained policy from a checkpoint, acting with the action mask.
+
+The checkpoint format is sb3-contrib's MaskablePPO `.zip` (what `MaskablePPO.save` writes and the
+training scripts produce), trained on the Gymnasium env with `obs_mode="dict"` (observation and
+action mask, the PettingZoo layout) or `"vector"` (the observation alone): the agent reads which
+from the saved observation space. Illegal actions get zero probability (the mask is applied to the
+logits). `deterministic=True` plays the most probable action; `False` samples from the masked
+distribution with the agent's own seeded generator, so a seeded game replays exactly.
+
+torch and sb3-contrib are imported only when the agent is built (the core imports without them),
+and torch is limited to one thread.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from v1919_env.actions import NUM_ACTIONS
+from v1919_env.core.observe import OBS_SIZE
+
+from .base import Agent, register
+
+
+@register("learned")
+class LearnedAgent(Agent):
+    """MaskablePPO checkpoint (`path`, a .zip); greedy (`deterministic`) or sampled actions."""
+
+    def __init__(self, path: str, deterministic: bool = True, seed: int | None = None, device: str = "cpu"):
+        p = Path(path)
+        if not p.is_file():
+            raise ValueError(f"no checkpoint file at {str(p)!r}")
+        import torch
+        from sb3_contrib import MaskablePPO
+
+        torch.set_num_threads(1)
+        try:
+            self.model = MaskablePPO.load(str(p), device=device)
+        except Exception as e:         # a zip that is not a MaskablePPO checkpoint, a broken file
+            raise ValueError(f"cannot load {str(p)!r} as a MaskablePPO checkpoint: {type(e).__name__}: {e}") from e
+        space = self.model.observation_space
+        if hasattr(space, "spaces"):
+            if "observation" not in space.spaces:
+                raise ValueError(f"{p.name}: dict observation space without an 'observation' key: {space}")
+            shape, self.dict_obs = space.spaces["observation"].shape, True
+        else:
+            shape, self.dict_obs = space.shape, False
+        if tuple(shape) != (OBS_SIZE,):
+            raise ValueError(f"{p.name}: the policy observes shape {tuple(shape)}, this environment {(OBS_SIZE,)}")
+        n = getattr(self.model.action_space, "n", None)
+        if n != NUM_ACTIONS:
+            raise ValueError(f"{p.name}: the policy has {n} actions, this environment {NUM_ACTIONS}")
+        self.path = str(p)
+        self.deterministic = bool(deterministic)
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+        self._torch = torch
+
+    def reset(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(self.seed if seed is None else seed)
+
+    def action_probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """The policy's masked action distribution (zero on every illegal id)."""
+        obs = {"observation": observation, "action_mask": action_mask} if self.dict_obs else observation
+        policy = self.model.policy
+        with self._torch.no_grad():
+            tensor, _ = policy.obs_to_tensor(obs)
+            dist = policy.get_distribution(tensor, action_masks=action_mask.astype(bool)[None])
+            probs = dist.distribution.probs[0].cpu().numpy().astype(np.float64)
+        probs[action_mask == 0] = 0.0
+        return probs / probs.sum()
+
+    def act(self, observation, action_mask, game=None) -> int:
+        if not action_mask.any():
+            raise ValueError("no legal action in the mask")
+        probs = self.action_probabilities(observation, action_mask)
+        if self.deterministic:
+            return int(np.argmax(probs))
+        return int(self.rng.choice(NUM_ACTIONS, p=probs))
+
+    def close(self) -> None:
+        self.model = None

@@ -1,0 +1,168 @@
+"""Play one game between agents, one per seat, and return its record (agents/records.py).
+
+    agents = [make_agent("random") for _ in range(4)]
+    rec = run_game(agents, specs, num_players=4, seed=0)
+
+For every decision the deciding seat gets its own observation and action mask (built by the
+compiled core as the environments build them); agents with `needs_game` also get a *clone* of the
+game, so nothing an agent does to it can change the game being played (a search agent must still
+read hidden information only through `game.determinize`). An agent that raises, or returns
+anything but a legal action id, forfeits the game (see agents/records.py); `QuitGame` from the
+human agent is not a forfeit: it propagates to the caller with the game attached.
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from v1919_env.actions import NUM_ACTIONS
+from v1919_env.core import layout as L
+from v1919_env.core.observe import OBS_SIZE, observe_and_mask
+from v1919_env.game import Game
+
+from .base import Agent, AgentError, agent_names, make_agent, parse_agent_spec
+from .human import QuitGame
+from .records import game_result, make_record
+
+OnMove = Callable[[Game, int, int, int], None]
+
+
+def seat_spec(name: str, options: dict | None = None, label: str | None = None) -> dict:
+    """The record's description of a seat's agent (its seed is added when the game is played)."""
+    return {"label": label or name, "agent": name, "options": dict(options or {})}
+
+
+def parse_agents_arg(text: str) -> list[dict]:
+    """`"ismcts:iterations=200,rollout=rulebot,random,human"` -> one seat spec per agent: a
+    comma-separated item with `=` and no `:` is one more option of the agent before it."""
+    specs: list[list[str]] = []
+    for item in (x.strip() for x in text.split(",")):
+        if not item:
+            raise AgentError(f"empty agent name in {text!r}")
+        if "=" in item and ":" not in item:
+            if not specs:
+                raise AgentError(f"option {item!r} in {text!r} comes before any agent name")
+            specs[-1].append(item)
+        else:
+            specs.append([item])
+    out = []
+    for parts in specs:
+        name, opts = parse_agent_spec(parts[0] + ("," + ",".join(parts[1:]) if len(parts) > 1 else ""))
+        out.append(seat_spec(name, opts, label=",".join(parts) if len(parts) > 1 or opts else None))
+    return out
+
+
+def build_agents(specs: list[dict]) -> list[Agent]:
+    """One agent per seat spec, by registered name (AgentError lists the names and options)."""
+    return [make_agent(s["agent"], **s["options"]) for s in specs]
+
+
+def _illegal(a, mask: np.ndarray) -> str | None:
+    """Why `a` is not a legal action id under `mask` (None if it is)."""
+    if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)):
+        return f"returned {a!r} ({type(a).__name__}), not an integer action id"
+    if not 0 <= int(a) < NUM_ACTIONS:
+        return f"returned action {int(a)}, outside 0..{NUM_ACTIONS - 1}"
+    if not mask[int(a)]:
+        return f"returned action {int(a)}, which is not legal now"
+    return None
+
+
+def run_game(agents: list[Agent], specs: list[dict], *, num_players: int, seed: int, variant: str = "standard",
+             negotiation: bool = False, card_set: str | None = None, agent_seeds: list[int] | None = None,
+             game_index: int = 0, tournament: dict | None = None, on_move: OnMove | None = None) -> dict:
+    """Play a game to its end (or to a forfeit) and return its record. on_move(game, step, seat,
+    action) is called before each action is applied. QuitGame propagates with `.game` set."""
+    if len(agents) != num_players or len(specs) != num_players:
+        raise ValueError(f"need one agent per seat ({num_players}), got {len(agents)} agents, {len(specs)} specs")
+    game = Game.new(num_players, seed=seed, variant=variant, negotiation=negotiation, card_set=card_set)
+    seeds = [int(s) for s in agent_seeds] if agent_seeds is not None else \
+        [int(x) for x in np.random.SeedSequence([int(seed), 1]).generate_state(num_players)]
+    for agent, s in zip(agents, seeds):
+        agent.reset(s)
+    buf = np.empty(L.MAX_LEGAL, np.int64)
+    actions: list[int] = []
+    seconds = [0.0] * num_players
+    decisions = [0] * num_players
+    forfeit = None
+    while not game.is_over:
+        p = game.current_player
+        obs = np.empty(OBS_SIZE, np.float32)        # fresh arrays: an agent may keep them
+        mask = np.empty(NUM_ACTIONS, np.int8)
+        observe_and_mask(game.state, game.T, p, obs, mask, buf)
+        agent = agents[p]
+        t0 = time.perf_counter()
+        try:
+            a = agent.act(obs, mask, game.clone() if agent.needs_game else None)
+            why = _illegal(a, mask)
+        except QuitGame as e:
+            e.game = game
+            raise
+        except Exception as e:                      # any agent failure forfeits the game
+            why = f"raised {type(e).__name__}: {e}"
+            a = None
+        seconds[p] += time.perf_counter() - t0
+        decisions[p] += 1
+        if why is not None:
+            forfeit = {"seat": p, "label": specs[p]["label"], "step": len(actions), "reason": why,
+                       "action": int(a) if isinstance(a, (int, np.integer)) and not isinstance(a, bool) else None}
+            break
+        a = int(a)
+        if on_move is not None:
+            on_move(game, len(actions), p, a)
+        game.step(a)
+        actions.append(a)
+    seats = [dict(s, seed=sd) for s, sd in zip(specs, seeds)]
+    return make_record(game_index=game_index, seed=seed, num_players=num_players, variant=variant,
+                       negotiation=negotiation, card_set_label=game.cards.label,
+                       card_set_path=None if card_set is None else str(card_set), seats=seats, actions=actions,
+                       result=game_result(game, forfeit),
+                       timing={"decisions": decisions, "seconds": [round(x, 6) for x in seconds]},
+                       tournament=tournament)
+
+
+# ---------------------------------------------------------------------- printing (play, demo, replay)
+def format_move(game: Game, step: int, seat: int, action: int) -> str:
+    """One printed line per decision: step, seat, decision, description."""
+    return f"{step:>5}  {game.seat_name(seat):<7} [{game.decision}] {game.describe(action)}"
+
+
+def format_result(rec: dict) -> str:
+    """The final scoring table of a record, one row per seat, with ranks, winners and any forfeit."""
+    res = rec["result"]
+    rows = [f"{'seat':<8}{'agent':<22}{'issues':>7}{'flags':>7}{'strategy':>9}{'happiness':>10}{'total':>7}"
+            f"{'rank':>6}"]
+    for s, seat, rank in zip(res["scores"], rec["seats"], res["ranks"]):
+        tag = "  winner" if s["seat"] in res["winners"] else ""
+        rows.append(f"{s['nation']:<8}{seat['label'][:21]:<22}{s['issues']:>7}{s['flags']:>7}{s['strategy']:>9}"
+                    f"{s['happiness']:>10}{s['total']:>7}{rank:>6}{tag}")
+    f = res["forfeit"]
+    if f is not None:
+        rows.append(f"forfeit: seat {f['seat']} ({f['label']}) at step {f['step']}: {f['reason']}")
+    end = "truncated by the safety cap" if res["truncated"] else "game over"
+    rows.append(f"({res['decisions']} decisions; {end}; card set {rec['card_set']['label']})")
+    return "\n".join(rows)
+
+
+# ---------------------------------------------------------------------- the demo's default line-up
+DEMO_LINEUP = ("ismcts:iterations=100", "rulebot", "ismcts:iterations=100", "rulebot")
+"""The strongest bots, with a search budget small enough that the demo takes seconds."""
+
+
+def default_lineup(num_players: int, preferred=DEMO_LINEUP) -> tuple[list[dict], list[str]]:
+    """Seat specs for the demo: the preferred agents, each replaced by `random` when its name is not
+    registered or its options are refused; returns (specs, notes about each replacement)."""
+    specs, notes = [], []
+    for text in preferred[:num_players]:
+        name, opts = parse_agent_spec(text)
+        try:
+            if name not in agent_names():
+                raise AgentError(f"agent {name!r} is not registered")
+            make_agent(name, **opts).close()
+            specs.append(seat_spec(name, opts, label=text if opts else None))
+        except AgentError as e:
+            notes.append(f"{text}: {e}; random plays instead")
+            specs.append(seat_spec("random"))
+    return specs, notes
