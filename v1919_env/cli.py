@@ -7,6 +7,45 @@ import os
 import sys
 
 
+class UsageError(ValueError):
+    """A command-line value that names nothing this build knows (printed without a traceback)."""
+
+
+def seed_arg(text: str) -> int:
+    """argparse type of a seed: an integer in 0..2**63-1 (the range Game.new takes)."""
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a seed is a non-negative integer, got {text!r}") from None
+    if not 0 <= v < 2 ** 63:
+        raise argparse.ArgumentTypeError(f"a seed is an integer in 0..2**63-1, got {v}")
+    return v
+
+
+def check_variant(variant: str, card_set: str | None = None) -> None:
+    """Raise UsageError unless the card set's board has this deck variant."""
+    from .game import card_tables, variant_names
+
+    names = variant_names(card_tables(card_set)[0])
+    if variant not in names:
+        raise UsageError(f"unknown variant {variant!r}; choose one of {', '.join(names)}")
+
+
+def _user_errors() -> tuple[type[Exception], ...]:
+    """Errors caused by what the user asked for: printed as one line, never as a traceback."""
+    from .actions import IllegalActionError
+    from .cards import CardDataError
+    from .position import PositionError
+
+    errs = [UsageError, CardDataError, PositionError, IllegalActionError, FileNotFoundError, IsADirectoryError, PermissionError]
+    try:
+        from agents.base import AgentError
+        errs.append(AgentError)
+    except ImportError:        # pragma: no cover  (the agents package ships with this one)
+        pass
+    return tuple(errs)
+
+
 def _cmd_data(args) -> int:
     from .cards import CardDataError, load_card_set, provenance_report
 
@@ -31,6 +70,7 @@ def _cmd_demo(args) -> int:
 
     from .game import Game
 
+    check_variant(args.variant)
     g = Game.new(args.players, seed=args.seed, variant=args.variant)
     rng = np.random.default_rng(args.seed)
     print(g.render())
@@ -79,8 +119,9 @@ def build_parser() -> argparse.ArgumentParser:
         c.set_defaults(func=_cmd_data)
     demo = sub.add_parser("demo", help="play a full game between random bots and print it")
     demo.add_argument("--players", type=int, default=4, choices=(3, 4))
-    demo.add_argument("--seed", type=int, default=0)
-    demo.add_argument("--variant", default="standard", help="standard, short15, long10 or longest")
+    demo.add_argument("--seed", type=seed_arg, default=0, help="game seed, 0..2**63-1")
+    demo.add_argument("--variant", default="standard", help="deck variant: standard (default), short15, long10 "
+                                                           "or longest")
     demo.add_argument("--log", action=argparse.BooleanOptionalAction, default=True,
                       help="print every decision (default) or only the boards and scores")
     demo.set_defaults(func=_cmd_demo)
@@ -95,12 +136,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     try:
         return args.func(args)
     except BrokenPipeError:             # output piped into `head` and the like
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except _user_errors() as e:
+        print(f"{parser.prog}: error: {e}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ from functools import lru_cache
 import numpy as np
 
 from . import actions as codec
+from .actions import IllegalActionError, action_id
 from .cards import CardSet, load_card_set
 from .core import layout as L
 from .core import tables as TB
@@ -36,10 +37,6 @@ GAME_INFO = {
 """Declared facts about the game (OpenSpiel's GameInfo), checked by the tests."""
 
 
-class IllegalActionError(ValueError):
-    """An action that is not legal now; the game is left unchanged."""
-
-
 @lru_cache(maxsize=8)
 def _tables(card_set_key):
     cs = load_card_set(None if card_set_key == "<standard>" else card_set_key)
@@ -53,6 +50,10 @@ def card_tables(card_set: str | None = None) -> tuple[CardSet, np.ndarray]:
 
 def variant_names(cs: CardSet) -> list[str]:
     return [v["id"] for v in cs.raw["board"]["deck_variants"]["value"]]
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
 
 
 class Game:
@@ -72,15 +73,19 @@ class Game:
             card_set: str | None = None) -> "Game":
         """A new game after setup, at the first decision. variant: the board's deck variants
         (standard, short15, long10, longest); negotiation: the Negotiations-5 transfer action."""
-        if num_players not in (3, 4):
-            raise ValueError(f"num_players must be 3 or 4 (the 1- and 2-player rules are not implemented yet), "
-                             f"got {num_players}")
+        if not _is_int(num_players) or num_players not in (3, 4):
+            raise ValueError(f"num_players must be the integer 3 or 4 (the 1- and 2-player rules are not "
+                             f"implemented yet), got {num_players!r}")
+        if not _is_int(seed) or not 0 <= seed < 2 ** 63:
+            raise ValueError(f"seed must be an integer in 0..2**63-1, got {seed!r}")
+        if not isinstance(negotiation, (bool, np.bool_)):
+            raise ValueError(f"negotiation must be True or False, got {negotiation!r}")
         cs, T = card_tables(card_set)
         names = variant_names(cs)
-        if variant not in names:
+        if not isinstance(variant, str) or variant not in names:
             raise ValueError(f"unknown variant {variant!r}; choose one of {names}")
         s = np.zeros(L.STATE_SIZE, L.STATE_DTYPE)
-        init_game(s, T, num_players, int(seed) & 0x7FFFFFFFFFFFFFFF, names.index(variant), int(negotiation))
+        init_game(s, T, int(num_players), int(seed), names.index(variant), int(negotiation))
         return cls(s, cs, T)
 
     def clone(self) -> "Game":
@@ -135,16 +140,20 @@ class Game:
 
     # ------------------------------------------------------------------ acting
     def step(self, action: int) -> None:
-        """Apply a legal action; an illegal one raises IllegalActionError and changes nothing."""
-        a = int(action)
-        if 0 <= a < codec.NUM_ACTIONS and try_step(self.state, self.T, a, self._buf):
+        """Apply a legal action; an illegal one (or a value that is not an action id, see
+        v1919_env.actions.action_id) raises IllegalActionError and changes nothing."""
+        try:
+            a = action_id(action)
+        except IllegalActionError as e:
+            raise IllegalActionError(f"{e} (phase '{self.decision}')") from None
+        if try_step(self.state, self.T, a, self._buf):
             return
         if self.is_over:
             raise IllegalActionError(f"the game is over; no action is legal (got {a})")
         n = legal(self.state, self.T, self._buf)
         listing = "; ".join(f"{int(x)}: {codec.describe(int(x), self)}" for x in self._buf[:min(n, 20)])
         more = f" (and {n - 20} more)" if n > 20 else ""
-        what = codec.describe(a, self) if 0 <= a < codec.NUM_ACTIONS else "out of range"
+        what = codec.describe(a, self)
         raise IllegalActionError(
             f"action {a} ({what}) is not legal in phase '{self.decision}' for {self.seat_name(self.current_player)}"
             f"; legal actions: {listing}{more}")

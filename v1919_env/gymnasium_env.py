@@ -6,7 +6,13 @@ illegal one ends the episode with `illegal_penalty` and `info["illegal_action"] 
 itself untouched; `illegal_action="raise"` raises the core's error instead.
 
 The other seats are played by opponent policies (random by default; any callable
-`policy(observation_dict, info) -> action` or an object with `.act(observation, action_mask)`).
+`policy(observation_dict, info) -> action` or an object with `.act(observation, action_mask)`;
+agents of the `agents` package whose `needs_game` is true also get `game=`, a copy of the game).
+Opponents with a `reset(seed)` method are reseeded from the episode seed at every reset. An
+opponent that raises or returns something other than a legal action id ends the episode as
+truncated with reward 0 and `info["opponent_error"]` (seat, nation, error); with
+`illegal_action="raise"` an `OpponentError` is raised instead and the game is put back to the
+learner's decision, as if its action had not been taken.
 `action_masks()` serves sb3-contrib's MaskablePPO. The episode ends at game end; the reward is
 the learner's terminal reward (v1919_env.rewards). On truncation (the safety cap, project ruling
 P-08) the reward is computed from the scores at that moment. `RandomPolicy` opponents are reseeded
@@ -20,15 +26,23 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from .actions import NUM_ACTIONS
+from .actions import NUM_ACTIONS, IllegalActionError, action_id
 from .core import layout as L
 from .core.observe import OBS_SIZE, observe_and_mask
 from .core.step import legal, play_random_until, try_step
-from .game import Game, IllegalActionError
+from .game import Game
 from .pettingzoo_env import OBS_HIGH, observation_space
 from .render import render_mode_output
 from .rewards import REWARD_KINDS, terminal_rewards
 
+
+
+class OpponentError(RuntimeError):
+    """An opponent policy raised or chose something that is not a legal action."""
+
+    def __init__(self, seat: int, nation: str, error: str):
+        super().__init__(f"opponent in seat {seat} ({nation}) failed: {error}")
+        self.seat, self.nation, self.error = seat, nation, error
 
 
 class RandomPolicy:
@@ -107,6 +121,8 @@ class Versailles1919Env(gym.Env):
                 "card_set": self.card_set_label}
 
     def _play_opponents(self) -> None:
+        """Play the other seats until the learner must decide or the game ends; raises
+        OpponentError (naming the seat) when a policy fails, its move not applied."""
         g = self.game
         if self._all_random:
             play_random_until(g.state, g.T, self.seat, self._rng_state, self._buf)
@@ -117,12 +133,28 @@ class Versailles1919Env(gym.Env):
             obs = np.empty(OBS_SIZE, np.float32)      # fresh arrays: a policy may keep them
             mask = np.empty(NUM_ACTIONS, np.int8)
             observe_and_mask(g.state, g.T, p, obs, mask, self._buf)
-            if hasattr(pol, "act"):
-                a = pol.act(obs, mask)
-            else:
-                a = pol({"observation": obs, "action_mask": mask}, {"decision": g.decision, "seat": p})
-            if not try_step(g.state, g.T, int(a), self._buf):
-                raise IllegalActionError(f"opponent in seat {p} chose illegal action {a} in phase '{g.decision}'")
+            try:
+                if hasattr(pol, "act"):
+                    a = pol.act(obs, mask, game=g.clone()) if getattr(pol, "needs_game", False) else \
+                        pol.act(obs, mask)
+                else:
+                    a = pol({"observation": obs, "action_mask": mask}, {"decision": g.decision, "seat": p})
+                a = action_id(a)
+            except Exception as e:            # any failure of the policy's code is the opponent's
+                raise OpponentError(p, g.seat_name(p).lower(), f"{type(e).__name__}: {e}") from e
+            if not try_step(g.state, g.T, a, self._buf):
+                raise OpponentError(p, g.seat_name(p).lower(),
+                                    f"chose illegal action {a} ({g.describe(a)}) in phase '{g.decision}'")
+
+    def _opponent_failed(self, err: OpponentError):
+        """End the episode as truncated, the opponent's error in info (the 'penalize' policy)."""
+        self._ended = True
+        info = self._info()
+        info["opponent_error"] = {"seat": err.seat, "nation": err.nation, "error": err.error}
+        obs = self._observe(self.seat)
+        if self.obs_mode == "dict":
+            obs["action_mask"][:] = 0
+        return obs, 0.0, False, True, info
 
     # ------------------------------------------------------------------ gym API
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -133,10 +165,16 @@ class Versailles1919Env(gym.Env):
         for k, pol in enumerate(self.opponents):
             if isinstance(pol, RandomPolicy):
                 pol.rng = np.random.default_rng(game_seed + 7 * k + 1)
+            elif k != self.seat and callable(getattr(pol, "reset", None)):
+                pol.reset(game_seed + 7 * k + 1)
         self._rng_state[0] = np.uint64(game_seed * 2 + 1)
         self.game = Game.new(self.num_players, seed=game_seed, **self.config)
         self._ended = False
-        self._play_opponents()
+        try:
+            self._play_opponents()
+        except OpponentError:
+            self._ended = True               # no live episode: reset() again once the policy is fixed
+            raise
         if self.render_mode == "human":
             self.render()
         return self._observe(self.seat), self._info()
@@ -145,16 +183,14 @@ class Versailles1919Env(gym.Env):
         g = self.game
         if g is None or g.state[L.GAME_OVER] or self._ended:
             raise RuntimeError("call reset() before step() (the episode has ended)")
+        before = g.state.copy() if not self._all_random else None
         try:
-            a = int(action)
-            legal_id = a == action and 0 <= a < NUM_ACTIONS and try_step(g.state, g.T, a, self._buf)
-        except (TypeError, ValueError, OverflowError):
+            legal_id = try_step(g.state, g.T, action_id(action), self._buf)
+        except IllegalActionError:
             legal_id = False
         if not legal_id:
             if self.illegal_action == "raise":
-                if not isinstance(action, (int, np.integer)):
-                    raise IllegalActionError(f"action {action!r} is not an integer id (phase '{g.decision}')")
-                g.step(int(action))      # raises IllegalActionError naming the phase; nothing changes
+                g.step(action)           # raises IllegalActionError naming the phase; nothing changes
             # the episode ends with the penalty; the game itself is untouched
             self._ended = True
             info = self._info()
@@ -163,7 +199,13 @@ class Versailles1919Env(gym.Env):
             if self.obs_mode == "dict":
                 obs["action_mask"][:] = 0        # nothing is legal once the episode has ended
             return obs, self.illegal_penalty, True, False, info
-        self._play_opponents()
+        try:
+            self._play_opponents()
+        except OpponentError as err:
+            if self.illegal_action == "raise":
+                g.state[:] = before      # as if the learner's action had not been taken
+                raise
+            return self._opponent_failed(err)
         obs = self._observe(self.seat)
         info = self._info()
         if self.render_mode == "human":

@@ -12,11 +12,11 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from .actions import NUM_ACTIONS
+from .actions import NUM_ACTIONS, IllegalActionError, action_id
 from .core import layout as L
 from .core.observe import OBS_SIZE, observe_and_mask, step_and_observe
 from .core.step import legal
-from .game import Game, IllegalActionError
+from .game import Game
 from .render import render_mode_output
 from .rewards import REWARD_KINDS, terminal_rewards
 from .vocab import PLAYER_NATIONS
@@ -124,7 +124,15 @@ class raw_env(AECEnv):
 
     # ------------------------------------------------------------------ stepping
     def step(self, action) -> None:
+        if self.game is None:
+            raise RuntimeError("call reset() before step()")
         agent = self.agent_selection
+        if not self.agents:
+            # every agent is done: a None step (the finished agents' convention) changes nothing
+            if action is None:
+                return
+            raise IllegalActionError(f"the episode is over (every agent is done; got action {action!r}); "
+                                     f"call reset() to start a new game")
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
@@ -218,18 +226,13 @@ class raw_env(AECEnv):
 
 
 def _action_id(action, agent, g) -> int:
-    """The action as an int id; None or a non-integer value is an illegal action."""
+    """The action as an int id (v1919_env.actions.action_id); None is only for finished agents."""
     if action is None:
         raise IllegalActionError(f"{agent} must act in phase '{g.decision}'; None is only for finished agents")
     try:
-        a = int(action)
-    except (TypeError, ValueError, OverflowError):
-        raise IllegalActionError(f"{agent}: action {action!r} is not an action id (phase '{g.decision}')") from None
-    if a != action:
-        raise IllegalActionError(f"{agent}: action {action!r} is not an integer id (phase '{g.decision}')")
-    if not 0 <= a < NUM_ACTIONS:
-        g.step(a)                           # raises, naming the phase and the legal actions
-    return a
+        return action_id(action)
+    except IllegalActionError as e:
+        raise IllegalActionError(f"{agent}: {e} (phase '{g.decision}')") from None
 
 
 def env(num_players: int = 4, render_mode: str | None = None, **config) -> raw_env:

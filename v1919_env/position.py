@@ -205,6 +205,12 @@ def _int(v, field, lo, hi):
     return int(v)
 
 
+def _bool(v, field):
+    if not isinstance(v, (bool, np.bool_)):
+        _err(field, f"expected true or false, got {v!r}")
+    return bool(v)
+
+
 def _list(v, field: str) -> list:
     if not isinstance(v, list):
         _err(field, f"expected a list, got {type(v).__name__}")
@@ -273,19 +279,20 @@ def from_dict(cls, d: dict):
     _check_keys(d, TOP_KEYS, "position")
     if d.get("engine") is not None:
         _check_engine_digest(d)
-    if d.get("format", FORMAT) != FORMAT:
-        _err("format", f"expected {FORMAT!r}")
-    if d.get("version", VERSION) != VERSION:
-        _err("version", f"this build reads position version {VERSION}, got {d.get('version')!r}")
-    np_ = d.get("num_players", 4)
-    if np_ not in (3, 4):
-        _err("num_players", f"must be 3 or 4, got {np_!r}")
+    fmt = d.get("format", FORMAT)
+    if not isinstance(fmt, str) or fmt != FORMAT:
+        _err("format", f"expected {FORMAT!r}, got {fmt!r}")
+    ver = d.get("version", VERSION)
+    if type(ver) is not int or ver != VERSION:       # exactly the integer: not 1.0, not true
+        _err("version", f"this build reads position version {VERSION} (an integer), got {ver!r}")
+    np_ = _int(d.get("num_players", 4), "num_players", 3, 4)
     variant = d.get("variant", "standard")
-    g = Game.new(np_, seed=_int(d.get("seed", 0), "seed", 0, 2 ** 62), negotiation=bool(d.get("negotiation", False)))
-    if variant not in variant_names(g.cards):
+    negotiation = _bool(d.get("negotiation", False), "negotiation")
+    seed = _int(d.get("seed", 0), "seed", 0, 2 ** 62)
+    g = Game.new(np_, seed=seed, negotiation=negotiation)
+    if not isinstance(variant, str) or variant not in variant_names(g.cards):
         _err("variant", f"unknown variant {variant!r}; choose one of {variant_names(g.cards)}")
-    g = Game.new(np_, seed=_int(d.get("seed", 0), "seed", 0, 2 ** 62), variant=variant,
-                 negotiation=bool(d.get("negotiation", False)))
+    g = Game.new(np_, seed=seed, variant=variant, negotiation=negotiation)
     if "card_set" in d and d["card_set"] != g.cards.label:
         _err("card_set", f"position was made with {d['card_set']!r}, this game uses {g.cards.label!r}")
     s = g.state
@@ -303,14 +310,17 @@ def from_dict(cls, d: dict):
     s[L.GAME_OVER] = _int(d.get("game_over", 0), "game_over", 0, 3)
     ts = d.get("turn_state", {})
     _check_keys(ts, {"political_done", "military_done"}, "turn_state")
-    s[L.POL_DONE] = int(bool(ts.get("political_done", False)))
-    s[L.MIL_DONE] = int(bool(ts.get("military_done", False)))
+    s[L.POL_DONE] = int(_bool(ts.get("political_done", False), "turn_state.political_done"))
+    s[L.MIL_DONE] = int(_bool(ts.get("military_done", False), "turn_state.military_done"))
     if "rng" in d:
         r = d["rng"]
         if not (isinstance(r, list) and len(r) == 2):
             _err("rng", "expected two 32-bit integers")
         s[L.RNG] = _int(r[0], "rng[0]", -2 ** 31, 2 ** 31 - 1)
         s[L.RNG + 1] = _int(r[1], "rng[1]", -2 ** 31, 2 ** 31 - 1)
+        if s[L.RNG] == 0 and s[L.RNG + 1] == 0:
+            # xorshift never leaves the zero state: every die would be a 1 (ruling P-14)
+            _err("rng", "the generator state [0, 0] is not allowed (it would roll 1 forever)")
     fd = d.get("forced_dice", [])
     if not isinstance(fd, list) or len(fd) > L.MAX_FORCED:
         _err("forced_dice", f"expected a list of at most {L.MAX_FORCED} die results")
@@ -509,7 +519,7 @@ def from_dict(cls, d: dict):
             _err("strategies.dealt", f"expected {np_ + 1} different strategy cards")
         s[L.STRAT_DEALT:L.STRAT_DEALT + L.MAX_PLAYERS + 1] = -1
         s[L.STRAT_DEALT:L.STRAT_DEALT + len(dealt)] = dealt
-    s[L.DRAFT_DONE] = int(bool(stg.get("draft_done", False)))
+    s[L.DRAFT_DONE] = int(_bool(stg.get("draft_done", False), "strategies.draft_done"))
     # --- players
     pl = d.get("players", {})
     _check_keys(pl, NATIONS[:np_], "players")

@@ -2,12 +2,14 @@
 
 Compiled kernels are cached on disk. numba only checks a cached function's own file, so the
 cache folder is keyed by a hash of every core source file: editing any rule module
-recompiles everything that depends on it instead of reusing a stale kernel.
+recompiles everything that depends on it instead of reusing a stale kernel. On a terminal, the
+first run (nothing cached yet) says that it is compiling, since that takes a minute or two.
 """
 from __future__ import annotations
 
 import hashlib
 import os
+import sys
 from pathlib import Path
 
 
@@ -24,4 +26,18 @@ def _set_cache_dir() -> None:
     numba.config.CACHE_DIR = str(base / f"numba-{h.hexdigest()[:16]}")
 
 
+def is_compiled() -> bool:
+    """True when the rules core is in numba's disk cache (a start then takes about a second)."""
+    import numba
+
+    return any(Path(numba.config.CACHE_DIR).glob("**/step.try_step-*.nbi"))
+
+
+def _announce_first_compile() -> None:
+    if not is_compiled() and sys.stderr is not None and sys.stderr.isatty():
+        print("v1919_env: compiling the rules core (first run only, about a minute; later starts take a "
+              "second) ...", file=sys.stderr, flush=True)
+
+
 _set_cache_dir()
+_announce_first_compile()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..actions import action_ids
 from .actions import A_BID_PASS, A_DEMOB, A_FLAG
 from .board import top
 from .events import event_proc, legal_event
@@ -149,7 +150,7 @@ def mask_batch(S, T, M):
 
 
 @njit(cache=True)
-def step_batch(S, T, actions, ok):
+def _step_batch(S, T, actions, ok):
     """Apply actions[b] to every unfinished game b where it is legal; ok[b] = 1 if applied, 0 if
     the game is over or the action is illegal (that game is left unchanged). Returns the number of
     actions applied."""
@@ -164,12 +165,23 @@ def step_batch(S, T, actions, ok):
 
 
 @njit(cache=True)
-def step_batch_unchecked(S, T, actions):
-    """step_batch without the legality check, for callers whose actions come from mask_batch of
-    the same states (an illegal action here corrupts that game)."""
+def _step_batch_unchecked(S, T, actions):
     for b in range(S.shape[0]):
         if S[b, GAME_OVER] == 0:
             apply_action(S[b], T, actions[b])
+
+
+def step_batch(S, T, actions, ok) -> int:
+    """Apply actions[b] to every unfinished game b where it is legal; ok[b] = 1 if applied, 0 if
+    the game is over or the action is illegal (that game is left unchanged). Returns the number of
+    actions applied. actions: a 1-d integer array, one id per game (v1919_env.actions.action_ids)."""
+    return _step_batch(S, T, action_ids(actions, S.shape[0]), ok)
+
+
+def step_batch_unchecked(S, T, actions) -> None:
+    """step_batch without the legality check, for callers whose actions come from mask_batch of
+    the same states (an illegal action here corrupts that game). Still a 1-d integer array."""
+    _step_batch_unchecked(S, T, action_ids(actions, S.shape[0]))
 
 
 @njit(cache=True)

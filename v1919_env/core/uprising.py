@@ -17,6 +17,9 @@ from .tables import (R_HIGHEST, R_SETTLED, T_DEP_BID, T_DEP_DM, T_ISSUE_CAT, T_I
                      T_STRAT_EXTRA, T_THRESH)
 
 
+MAX_ROLLOFF = 100     # roll-off rounds before a still-standing tie goes to the first tied seat (P-14)
+
+
 # ----------------------------------------------------------------------------- helpers
 @njit(cache=True)
 def check_regions(s, T, code):
@@ -236,8 +239,13 @@ def uprising_proc(s, T, kind, a):
             decide(s, D_AFFECTED, chooser)
             return
         # no military in the region: the tied players roll off; only those tied for the high
-        # roll reroll (EN:581 "Reroll ties until a single player is selected")
-        while tied & (tied - 1) != 0:
+        # roll reroll (EN:581 "Reroll ties until a single player is selected"). The number of
+        # rerolls is bounded so that no loop depends on the generator for its end: a tie still
+        # standing after MAX_ROLLOFF rounds (odds 6**-100 with a sound generator) goes to the
+        # first tied seat (project ruling P-14)
+        rounds = 0
+        while tied & (tied - 1) != 0 and rounds < MAX_ROLLOFF:
+            rounds += 1
             hi, high = 0, 0
             for p in range(s[NUM_PLAYERS]):
                 if (tied >> p) & 1:
