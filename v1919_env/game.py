@@ -270,6 +270,11 @@ class Game:
         from .render import render_text
         return render_text(self)
 
+    def to_svg(self) -> str:
+        """The board as an SVG document: regions, issues, events, players, happiness, the pending decision."""
+        from .board_svg import board_svg
+        return board_svg(self)
+
     def __repr__(self) -> str:
         return (f"Game({self.num_players}p, turn {int(self.state[L.TURN_NO])}, {self.decision} by "
                 f"{self.seat_name(self.current_player)}, cards {self.cards.label})")

@@ -32,7 +32,7 @@ from .core.observe import OBS_SIZE, observe_and_mask
 from .core.step import legal, play_random_until, try_step
 from .game import Game
 from .pettingzoo_env import OBS_HIGH, observation_space
-from .render import render_mode_output
+from .render import RENDER_MODES, render_mode_output
 from .rewards import REWARD_KINDS, terminal_rewards
 
 
@@ -60,7 +60,7 @@ class Versailles1919Env(gym.Env):
     """One seat learns; the others are opponents. obs_mode 'dict' (observation + action_mask, the
     PettingZoo layout) or 'vector' (the observation only; use action_masks())."""
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 1}
 
     def __init__(self, num_players: int = 4, seat: int = 0, opponents: Sequence | Callable | None = None,
                  reward: str = "win_loss", obs_mode: str = "dict", render_mode: str | None = None,
@@ -74,8 +74,8 @@ class Versailles1919Env(gym.Env):
             raise ValueError(f"reward must be one of {REWARD_KINDS}, got {reward!r}")
         if obs_mode not in ("dict", "vector"):
             raise ValueError(f"obs_mode must be 'dict' or 'vector', got {obs_mode!r}")
-        if render_mode not in (None, "ansi", "human"):
-            raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
         if illegal_action not in ("raise", "penalize"):
             raise ValueError(f"illegal_action must be 'raise' or 'penalize', got {illegal_action!r}")
         self.illegal_action = illegal_action

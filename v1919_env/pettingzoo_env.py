@@ -17,7 +17,7 @@ from .core import layout as L
 from .core.observe import OBS_SIZE, observe_and_mask, step_and_observe
 from .core.step import legal
 from .game import Game
-from .render import render_mode_output
+from .render import RENDER_MODES, render_mode_output
 from .rewards import REWARD_KINDS, terminal_rewards
 from .vocab import PLAYER_NATIONS
 
@@ -39,7 +39,7 @@ class raw_env(AECEnv):
     shaping (bool: per-step change of the provisional score margin / 50; off by default).
     """
 
-    metadata = {"name": "versailles1919_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False,
+    metadata = {"name": "versailles1919_v0", "render_modes": list(RENDER_MODES), "is_parallelizable": False,
                 "render_fps": 1}
 
     def __init__(self, num_players: int = 4, render_mode: str | None = None, variant: str = "standard",
@@ -49,8 +49,8 @@ class raw_env(AECEnv):
         super().__init__()
         if num_players not in (3, 4):
             raise ValueError(f"num_players must be 3 or 4, got {num_players}")
-        if render_mode not in (None, "ansi", "human"):
-            raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
         if reward not in REWARD_KINDS:
             raise ValueError(f"reward must be one of {REWARD_KINDS}, got {reward!r}")
         if illegal_action not in ILLEGAL_POLICIES:

@@ -79,12 +79,20 @@ def render_text(g) -> str:
     return "\n".join(out)
 
 
+RENDER_MODES = ["ansi", "human", "rgb_array"]
+"""The environments' render modes (their metadata and their render_mode check)."""
+
+
 def render_mode_output(game, mode: str | None):
-    """The environments' render(): None (no rendering), 'ansi' returns the text, 'human' prints it."""
+    """The environments' render(): None (no rendering), 'ansi' returns the text, 'human' prints it,
+    'rgb_array' returns the board picture as an H x W x 3 uint8 array (the drawing of `Game.to_svg()`)."""
     if mode is None:
         return None
     if game is None:
         raise RuntimeError("call reset() before render()")
+    if mode == "rgb_array":
+        from .board_raster import board_rgb
+        return board_rgb(game)
     text = game.render()
     if mode == "human":
         print(text)
