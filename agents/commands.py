@@ -1,0 +1,157 @@
+"""The `v1919 play`, `v1919 tournament` and `v1919 replay` commands (parsers live in v1919_env/cli.py).
+
+Each returns the process exit code: 0 done, 1 the run failed or a replay did not reproduce its
+result, 2 bad input (config, agent names, record file), 130 interrupted by Ctrl-C.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from .base import AgentError
+
+DEFAULT_TOURNAMENT_DIR = Path("runs") / "tournaments"
+
+
+def _err(msg: str) -> None:
+    print(f"error: {msg}", file=sys.stderr)
+
+
+def print_game(specs: list[dict], *, num_players: int, seed: int, variant: str = "standard",
+               log: bool = True, record_path: str | None = None) -> int:
+    """Play one game between the agents of `specs` and print it: the board, every decision (when
+    `log`), the final board and the scoring table. Used by `v1919 play` and `v1919 demo`."""
+    from v1919_env.game import Game
+    from v1919_env.vocab import NATIONS
+
+    from .human import QuitGame
+    from .play import build_agents, format_move, format_result, run_game
+    from .records import replay, write_record
+
+    try:
+        agents = build_agents(specs)
+    except AgentError as e:
+        _err(str(e))
+        return 2
+    print(Game.new(num_players, seed=seed, variant=variant).render())
+    print()
+    print("seats: " + ", ".join(f"{NATIONS[p].upper()} = {s['label']}" for p, s in enumerate(specs)))
+
+    def show(game, step, seat, action):
+        print(format_move(game, step, seat, action), flush=True)
+
+    try:
+        rec = run_game(agents, specs, num_players=num_players, seed=seed, variant=variant,
+                       on_move=show if log else None)
+    except QuitGame as e:
+        print(f"\ngame ended: {e} at step {e.game.decisions_taken}; nothing is scored")
+        return 0
+    finally:
+        for a in agents:
+            a.close()
+    print()
+    print(replay(rec).render())
+    print()
+    print(format_result(rec))
+    if record_path:
+        with open(record_path, "a", encoding="utf-8") as fh:
+            write_record(fh, rec)
+        print(f"record appended to {record_path} (replay it: v1919 replay {record_path} --game 0)")
+    return 0
+
+
+def cmd_play(args) -> int:
+    from .play import parse_agents_arg
+
+    try:
+        specs = parse_agents_arg(args.agents)
+    except AgentError as e:
+        _err(str(e))
+        return 2
+    if len(specs) not in (3, 4):
+        _err(f"--agents: name 3 or 4 agents, one per seat (got {len(specs)}: "
+             f"{', '.join(s['label'] for s in specs)})")
+        return 2
+    return print_game(specs, num_players=len(specs), seed=args.seed, variant=args.variant, log=args.log,
+                      record_path=args.record)
+
+
+def cmd_tournament(args) -> int:
+    from .tournament import ConfigError, TournamentError, TournamentInterrupted, load_config, play_games, report
+    from .tournament.report import markdown_table
+
+    try:
+        cfg = load_config(args.config)
+    except ConfigError as e:
+        _err(str(e))
+        return 2
+    if args.workers is not None and args.workers < 0:
+        _err(f"--workers: must be 0 or more, got {args.workers}")
+        return 2
+    out = Path(args.out) if args.out else DEFAULT_TOURNAMENT_DIR / Path(args.config).stem
+    code = 0
+    if not args.report_only:
+        print(f"tournament {cfg.name}: {cfg.games} games, {cfg.num_players} players, agents "
+              f"{', '.join(cfg.labels)} -> {out}")
+        try:
+            run = play_games(cfg, out, workers=args.workers, progress=not args.no_progress)
+        except TournamentInterrupted as e:
+            print(str(e), file=sys.stderr)
+            code = 130 if str(e).startswith("interrupted") else 1
+        except TournamentError as e:
+            _err(str(e))
+            return 2
+        else:
+            print(f"played {run['played']} games in {run['seconds']:.1f} s ({run['kept']} kept from before)")
+            if run["failed"]:
+                _err(f"{len(run['failed'])} game(s) failed and were not recorded (rerun to retry): " +
+                     "; ".join(f"game {k}: {v}" for k, v in sorted(run["failed"].items())[:5]))
+                code = 1
+    try:
+        rows = report(cfg, out)
+    except TournamentError as e:
+        _err(str(e))
+        return code or 2
+    print(markdown_table(rows))
+    print(f"reports: {out / 'results.md'}, {out / 'results.csv'}, {out / 'ratings.png'}; games: {out / 'games.jsonl'}")
+    return code
+
+
+def cmd_replay(args) -> int:
+    from .play import format_move, format_result
+    from .records import RecordError, find_game, read_games, replay, result_differences
+
+    if args.to is not None and args.to < 0:
+        _err(f"--to: a step number (0 or more), got {args.to}")
+        return 2
+    try:
+        rec = find_game(read_games(args.file), args.game)
+    except RecordError as e:
+        _err(str(e))
+        return 2
+    n = len(rec["actions"])
+    print(f"game {rec['game']}: {rec['num_players']} players, seed {rec['seed']}, variant {rec['variant']}, "
+          f"card set {rec['card_set']['label']}, {n} actions")
+    print("seats: " + ", ".join(f"{s['label']} (seed {s.get('seed')})" for s in rec["seats"]))
+
+    def show(game, step, seat, action):
+        print(format_move(game, step, seat, action))
+
+    try:
+        g = replay(rec, to_step=args.to, on_move=None if args.quiet else show)
+    except RecordError as e:
+        _err(f"the record does not replay: {e}")
+        return 1
+    print()
+    print(g.render())
+    print()
+    if args.to is not None and args.to < n:
+        print(f"stopped after step {args.to} of {n}; the result is checked only on a full replay")
+        return 0
+    diffs = result_differences(rec, g)
+    if diffs:
+        _err(f"the replay of game {rec['game']} does NOT reproduce the recorded result:\n  " + "\n  ".join(diffs))
+        return 1
+    print(format_result(rec))
+    print(f"ok: the replay reproduces the recorded result of game {rec['game']} exactly")
+    return 0

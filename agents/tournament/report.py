@@ -1,0 +1,91 @@
+"""Tournament reports, all derived from games.jsonl: results.md, results.csv and ratings.png."""
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from .stats import SCORE_PARTS, agent_rows, game_counts
+
+CSV_COLUMNS = ("agent", "games", "wins", "win_rate", "win_low", "win_high", "forfeits",
+               *(f"mean_{k}" for k in SCORE_PARTS), "mean_rank", "mu", "sigma", "ordinal", "ms_per_decision")
+
+
+def markdown_table(rows: list[dict]) -> str:
+    head = ("| agent | games | wins | win rate [95% CI] | mean score | issues | flags | strategy | happiness "
+            "| mean rank | mu | sigma | ordinal | forfeits | ms/decision |")
+    lines = [head, "|" + "---|" * head.count(" | ") + "---|"]
+    for r in rows:
+        lines.append(
+            f"| {r['agent']} | {r['games']} | {r['wins']:g} | {100 * r['win_rate']:.1f}% "
+            f"[{100 * r['win_low']:.1f}, {100 * r['win_high']:.1f}] | {r['mean_total']:.1f} | {r['mean_issues']:.1f} "
+            f"| {r['mean_flags']:.2f} | {r['mean_strategy']:.1f} | {r['mean_happiness']:.2f} | {r['mean_rank']:.2f} "
+            f"| {r['mu']:.2f} | {r['sigma']:.2f} | {r['ordinal']:.2f} | {r['forfeits']} | {r['ms_per_decision']:.3f} |")
+    return "\n".join(lines)
+
+
+def write_reports(records: list[dict], cfg, out_dir) -> list[dict]:
+    """Write results.md, results.csv and ratings.png into out_dir; returns the agent rows."""
+    out = Path(out_dir)
+    rows = agent_rows(records, cfg.labels)
+    counts = game_counts(records)
+    with open(out / "results.csv", "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=CSV_COLUMNS)
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: r[k] for k in CSV_COLUMNS})
+    forfeits = [r for r in records if r["result"]["forfeit"] is not None]
+    md = [f"# Tournament: {cfg.name}", "",
+          f"{counts['games']} games of {cfg.num_players} players (variant {cfg.variant}"
+          f"{', negotiation' if cfg.negotiation else ''}; card set "
+          f"{records[0]['card_set']['label'] if records else '?'}), base seed {cfg.seed}; "
+          f"{counts['forfeited']} forfeited, {counts['truncated']} truncated by the safety cap, "
+          f"{counts['shared_wins']} with a shared win.", "",
+          markdown_table(rows), "",
+          "Wins: a shared win counts 1/k to each of the k winners; the interval is Wilson's 95% score interval. "
+          "Mean scores are over the games that ended by the rules (not forfeited); ranks use the rules' "
+          "tie-break (total, happiness, issues controlled), tied seats sharing the better rank. Ratings: "
+          "OpenSkill Plackett-Luce over the games in index order, ordinal = mu - 3 sigma. Every figure is "
+          "computed from games.jsonl (`v1919 tournament CONFIG --report-only` recomputes it).", ""]
+    if forfeits:
+        md += ["## Forfeits", ""]
+        md += [f"- game {r['game']}: {r['result']['forfeit']['label']} (seat {r['result']['forfeit']['seat']}) at step "
+               f"{r['result']['forfeit']['step']}: {r['result']['forfeit']['reason']}" for r in forfeits[:50]]
+        if len(forfeits) > 50:
+            md.append(f"- ... and {len(forfeits) - 50} more (see games.jsonl)")
+        md.append("")
+    (out / "results.md").write_text("\n".join(md))
+    plot_ratings(rows, out / "ratings.png", f"{cfg.name}: {counts['games']} games, {cfg.num_players} players",
+                 cfg.num_players)
+    return rows
+
+
+def plot_ratings(rows: list[dict], path, title: str, num_players: int) -> None:
+    """Two panels: OpenSkill mu with +-2 sigma bars (ordinal marked), and win rate with its 95% interval."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = rows[::-1]                           # best at the top
+    names = [r["agent"] for r in rows]
+    y = range(len(rows))
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 1.2 + 0.55 * len(rows)), sharey=True)
+    ax1.errorbar([r["mu"] for r in rows], y, xerr=[2 * r["sigma"] for r in rows], fmt="o", capsize=4,
+                 label="mu ± 2 sigma")
+    ax1.plot([r["ordinal"] for r in rows], y, "k|", markersize=14, label="ordinal (mu - 3 sigma)")
+    ax1.set_yticks(list(y), names)
+    ax1.set_xlabel("OpenSkill rating (Plackett-Luce)")
+    ax1.legend(loc="lower right", fontsize=8)
+    rate = [100 * r["win_rate"] for r in rows]
+    err = [[100 * (r["win_rate"] - r["win_low"]) for r in rows], [100 * (r["win_high"] - r["win_rate"]) for r in rows]]
+    ax2.errorbar(rate, y, xerr=err, fmt="o", color="tab:green", capsize=4)
+    ax2.axvline(100 / num_players, color="grey", lw=0.8, ls="--", label=f"1/{num_players} (equal agents)")
+    ax2.legend(loc="lower right", fontsize=8)
+    ax2.set_xlabel("win rate, % (95% Wilson interval)")
+    ax2.set_xlim(0, 100)
+    for ax in (ax1, ax2):
+        ax.grid(axis="x", alpha=0.3)
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)

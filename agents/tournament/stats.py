@@ -1,0 +1,88 @@
+"""Per-agent figures of a tournament, computed from its game records alone.
+
+- wins: a game won alone counts 1; a win shared by k seats (a tie that the rules' tie-break does
+  not settle, EN:765-769) counts 1/k to each, so the wins of a game always add up to 1 and n equal
+  agents each win 1/n of their games. The 95% interval is Wilson's score interval on that rate.
+- mean score and its breakdown (issues, flags, strategy, happiness): over the games that ended by
+  the rules (a forfeited game stops early, so its scores are partial; it still counts as a game,
+  a loss for the forfeiting seat, and in the mean rank).
+- mean rank: 1 = first; tied seats share the better rank.
+- OpenSkill ratings (Plackett-Luce, default mu 25, sigma 25/3): every game, in game-index order,
+  updates the seated agents with their ranks; ordinal = mu - 3 sigma.
+"""
+from __future__ import annotations
+
+import math
+
+SCORE_PARTS = ("total", "issues", "flags", "strategy", "happiness")
+Z95 = 1.959963984540054
+
+
+def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval of a proportion (successes may be fractional); (0, 1) when n = 0."""
+    if n <= 0:
+        return 0.0, 1.0
+    p = successes / n
+    centre = p + z * z / (2 * n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    den = 1 + z * z / n
+    return max(0.0, (centre - half) / den), min(1.0, (centre + half) / den)
+
+
+def openskill_ratings(records: list[dict], labels: list[str]) -> dict[str, tuple[float, float, float]]:
+    """label -> (mu, sigma, ordinal) after rating every game in game-index order (Plackett-Luce)."""
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    rating = {lab: model.rating(name=lab) for lab in labels}
+    for rec in sorted(records, key=lambda r: r["game"]):
+        seat_labels = [s["label"] for s in rec["seats"]]
+        new = model.rate([[rating[lab]] for lab in seat_labels], ranks=list(rec["result"]["ranks"]))
+        for lab, team in zip(seat_labels, new):
+            rating[lab] = team[0]
+    return {lab: (r.mu, r.sigma, r.ordinal()) for lab, r in rating.items()}
+
+
+def agent_rows(records: list[dict], labels: list[str]) -> list[dict]:
+    """One row of figures per agent (see the module docstring), best OpenSkill ordinal first."""
+    rows = {lab: {"agent": lab, "games": 0, "wins": 0.0, "forfeits": 0, "completed": 0, "rank_sum": 0,
+                  "decisions": 0, "seconds": 0.0, **{f"sum_{k}": 0 for k in SCORE_PARTS}} for lab in labels}
+    for rec in records:
+        res = rec["result"]
+        share = 1.0 / len(res["winners"]) if res["winners"] else 0.0
+        timing = rec.get("timing") or {"decisions": [0] * len(rec["seats"]), "seconds": [0.0] * len(rec["seats"])}
+        for p, seat in enumerate(rec["seats"]):
+            r = rows[seat["label"]]
+            r["games"] += 1
+            r["wins"] += share if p in res["winners"] else 0.0
+            r["rank_sum"] += res["ranks"][p]
+            r["decisions"] += timing["decisions"][p]
+            r["seconds"] += timing["seconds"][p]
+            if res["forfeit"] is not None:
+                r["forfeits"] += res["forfeit"]["seat"] == p
+                continue
+            r["completed"] += 1
+            for k in SCORE_PARTS:
+                r[f"sum_{k}"] += res["scores"][p][k]
+    ratings = openskill_ratings(records, labels)
+    out = []
+    for lab in labels:
+        r = rows[lab]
+        n, c = r["games"], r["completed"]
+        lo, hi = wilson_interval(r["wins"], n)
+        mu, sigma, ordinal = ratings[lab]
+        row = {"agent": lab, "games": n, "wins": r["wins"], "win_rate": r["wins"] / n if n else float("nan"),
+               "win_low": lo, "win_high": hi, "forfeits": r["forfeits"],
+               **{f"mean_{k}": r[f"sum_{k}"] / c if c else float("nan") for k in SCORE_PARTS},
+               "mean_rank": r["rank_sum"] / n if n else float("nan"), "mu": mu, "sigma": sigma, "ordinal": ordinal,
+               "ms_per_decision": 1000 * r["seconds"] / r["decisions"] if r["decisions"] else float("nan")}
+        out.append(row)
+    return sorted(out, key=lambda row: -row["ordinal"])
+
+
+def game_counts(records: list[dict]) -> dict:
+    """How many games, and how many of them were forfeited, truncated, or won jointly."""
+    return {"games": len(records),
+            "forfeited": sum(r["result"]["forfeit"] is not None for r in records),
+            "truncated": sum(bool(r["result"]["truncated"]) for r in records),
+            "shared_wins": sum(len(r["result"]["winners"]) > 1 for r in records)}
