@@ -161,13 +161,17 @@ def test_crisis_unrest_in_the_settled_issues_region(name):
 
 
 @pytest.mark.parametrize("name", SETTLED_REGION_CRISES)
-def test_crisis_settled_issue_without_a_region_changes_no_unrest(name):
-    """A League issue has no region track: nothing happens (SCHEMA 'settled_issue')."""
-    pos = position(top=name, unrest={"middle_east": 4, "europe": 6},
+def test_crisis_settled_league_issue_acts_on_europe(name):
+    """A League issue has no region track of its own: its region counts as Europe (ruling P-03;
+    the Manual removes Jan Smuts's Unrest from Europe after Disarmament, IT:1471)."""
+    d = _settled_region_delta(name)
+    pos = position(top=name, unrest={"middle_east": 4, "europe": 5},
                    table=[{"issue": WS, "cubes": {"uk": 2}}, None])
     g, before = to_crisis(pos, option=WS_EXCLUDE)
     assert crisis_done(g)
-    assert regions(g) == regions(before)
+    exp = regions(before)
+    exp["europe"] = (5 + d, 0)
+    assert regions(g) == exp
 
 
 # ----------------------------------------------------------------- happiness per deployed unit
@@ -368,12 +372,15 @@ def test_crisis_hymans_uprising_unsettles_the_just_settled_issue():
     assert controller(g, "Kurdistan") is None
 
 
-def test_crisis_hymans_league_issue_means_no_check():
-    pos = position(top="Paul Hymans", unrest={"europe": 7}, forced_dice=[6],
+def test_crisis_hymans_league_issue_checks_europe():
+    """Ruling P-03: a League issue's region counts as Europe, so Europe (column 7) is checked,
+    not the higher Middle East; a 1 raises nothing and the second die stays unused."""
+    pos = position(top="Paul Hymans", unrest={"europe": 7, "middle_east": 8}, forced_dice=[1, 6],
                    table=[{"issue": WS, "cubes": {"uk": 2}}, None])
     g, before = to_crisis(pos, option=WS_EXCLUDE)
     assert crisis_done(g)
     assert forced_left(g) == [6]
+    assert regions(g) == regions(before)
     assert regions(g) == regions(before)
 
 

@@ -8,7 +8,7 @@ from numba import njit
 from .layout import (DEMOB_NEXT, DEP_COL, FORCED, FORCED_N, FORCED_POS, FRAME_W, F_A0,
                      F_PROC, F_STEP, HAPPY, INF_AVAIL, INF_EXH, ISSUE_CTRL, ISSUE_NAVAL_UK, ISSUE_OPT, KEG,
                      MAX_FRAMES, MAX_PLAYERS, MIL_AVAIL, MIL_DEMOB, MIL_EXH, N_ISSUES, N_REGIONS, NUM_PLAYERS,
-                     PENDING, PENDING_PLAYER, P_MUTINY, RNG, SLOT_CUBES, SP, STACK, UNREST)
+                     PENDING, PENDING_PLAYER, P_MUTINY, RNG, SETTLING, SLOT_CUBES, SP, STACK, UNREST)
 from .tables import (MAX_DEMOB, T_DEMOB_LAST, T_DEMOB_N, T_DEMOB_VAL, T_HAPPY_MAX, T_ISSUE_CAT, T_ISSUE_STARS,
                      T_KEG_MAX, T_MILITARY, T_OPT_CTR, T_OPT_NAVAL, T_REGION_OF_DIE, T_TRACK_COLS, T_UNITS_ALLOWED)
 from ..vocab import N_COUNTERS
@@ -78,6 +78,17 @@ def shuffle_range(s, start, n):
 def random_region(s, T):
     """Random Region (EN:126): die 1-5 names a region, 6 means nothing (-1)."""
     return T[T_REGION_OF_DIE + roll_die(s)]
+
+
+@njit(cache=True)
+def settled_issue_region(s, T):
+    """'The Region of the Issue being Settled' (-1: no issue is being settled). League and
+    Reparations issues have no track of their own and count as Europe (ruling P-03, IT:1471)."""
+    i = s[SETTLING]
+    if i < 0:
+        return -1
+    c = T[T_ISSUE_CAT + i]
+    return c if c < N_REGIONS else 0
 
 
 # ----------------------------------------------------------------------------- frames and decisions

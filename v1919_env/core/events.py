@@ -9,7 +9,7 @@ from .actions import (A_ACCEPT, A_BRANCH, A_CHOOSE_ISSUE, A_CHOOSE_PLAYER, A_CHO
                       A_SIGN, A_TO_AVAIL, A_TO_EXH)
 from .board import (add_keg, change_happiness, count_counters, decide, deployed_count, demobilize_unit,
                     exhaust_avail, has_unit, issues_controlled, move_unrest, pop, push, push_mutiny_if_needed,
-                    random_region, recover_exhausted, remove_keg, top)
+                    random_region, recover_exhausted, remove_keg, settled_issue_region, top)
 from .layout import (MAX_LEGAL, D_BRANCH, D_CHOOSE_PLAYER, D_CHOOSE_REGION, D_DEMOB, D_DEPLOY, D_OPTIONAL, D_SIGN, D_TO_AVAIL,
                      D_TO_EXH, D_UNSETTLE, D_WAITING_ISSUE, DEP_COL, EV_CUR, EV_ITER, EV_REG, EV_REGMASK, EV_SIGN,
                      EV_STAGE, F_A0, HAPPY, INF_AVAIL, ISSUE_CTRL, KEG, ISSUE_OPT, MAX_PLAYERS, MIL_AVAIL, MIL_EXH,
@@ -242,10 +242,8 @@ def _regions_of(s, T, f, code):
     if code < N_REGIONS:
         return 1 << code
     if code == R_SETTLED:
-        i = s[SETTLING]
-        if i >= 0 and T[T_ISSUE_CAT + i] < N_REGIONS:
-            return 1 << T[T_ISSUE_CAT + i]
-        return 0
+        r = settled_issue_region(s, T)
+        return 1 << r if r >= 0 else 0
     if code == R_RANDOM:
         r = random_region(s, T)
         return 1 << r if r >= 0 else 0

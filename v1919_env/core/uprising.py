@@ -6,12 +6,12 @@ from numba import njit
 
 from .actions import A_BID, A_BID_PASS, A_CHOOSE_ISSUE, A_CHOOSE_PLAYER, A_DRAFT, A_MODIFIER, A_SIGN
 from .board import (change_happiness, count_counters, decide, issues_in_region, move_unrest, pop, push, push_mutiny_if_needed,
-                    reset_unrest_after_uprising, roll_die, star_total, top)
+                    reset_unrest_after_uprising, roll_die, settled_issue_region, star_total, top)
 from .layout import (ACTIVE, BID_HIGH, BID_INF, BID_INREG, BID_ISSUE, BID_NAVAIL, BID_PASSED, BID_STR, BID_TURN,
                      D_AFFECTED, D_BID, D_DRAFT, D_MODIFIER, D_SIGN, D_UPRISING_ISSUE, DEP_COL, DRAFT_DONE,
                      DRAFT_ORDER, F_A0, F_STEP, INF_AVAIL, INF_EXH, ISSUE_CTRL, ISSUE_DISC, ISSUE_DISC_N, ISSUE_OPT,
                      MIL_AVAIL, MIL_EXH, N_ISSUES, N_REGIONS, NUM_PLAYERS, PLAYER_STRAT, P_BID, P_DRAFT, P_OPTION,
-                     RET, SETTLING, STRAT_DEALT, UNREST, UP_MASK, UP_MOD, UP_REGION, UP_RISEN, UP_SEQ, UP_TIED,
+                     RET, STRAT_DEALT, UNREST, UP_MASK, UP_MOD, UP_REGION, UP_RISEN, UP_SEQ, UP_TIED,
                      UP_UNSETTLED)
 from .tables import (R_HIGHEST, R_SETTLED, T_DEP_BID, T_DEP_DM, T_ISSUE_CAT, T_ISSUE_NOMIL, T_ISSUE_STARS,
                      T_STRAT_EXTRA, T_THRESH)
@@ -35,10 +35,8 @@ def check_regions(s, T, code):
                 m |= 1 << r
         return m
     if code == R_SETTLED:
-        i = s[SETTLING]
-        if i < 0 or T[T_ISSUE_CAT + i] >= N_REGIONS:
-            return 0
-        return 1 << T[T_ISSUE_CAT + i]
+        r = settled_issue_region(s, T)
+        return 1 << r if r >= 0 else 0
     return 1 << code
 
 
