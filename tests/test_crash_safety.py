@@ -1,0 +1,293 @@
+"""Crash-safety suite (issue 7): every bad-input probe a new user tried, each in its own
+subprocess with a timeout, must end in a clean, named error (or the documented behaviour):
+never a crash, a hang, a raw traceback or a silently misplayed game.
+
+A probe is a Python snippet that prints `RESULT <what happened>` as its last line; the expected
+errors are caught inside the snippet, so an uncaught exception (a traceback), a signal (a
+segfault, an abort) or a timeout (a hang) fails the case.
+"""
+import os
+import pty
+import select
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+TIMEOUT = 120         # seconds; generous for a loaded machine, far below "forever"
+PY = sys.executable
+CLI = [PY, "-m", "v1919_env.cli"]
+
+PRELUDE = """
+import json, sys, tempfile
+import numpy as np
+from v1919_env.actions import IllegalActionError
+from v1919_env.cards import CardDataError, load_card_set
+from v1919_env.game import Game, PositionError
+
+def result(*what):
+    print("RESULT", *what)
+
+def card_file(path, value):
+    '''The shipped card set with one board value replaced, written to a temp file.'''
+    raw = load_card_set().export()
+    node = raw
+    for k in path[:-1]:
+        node = node[k]
+    node[path[-1]] = value
+    f = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
+    json.dump(raw, f)
+    f.close()
+    return f.name
+
+def play_random(g, seed=0, limit=30000):
+    rng = np.random.default_rng(seed)
+    k = 0
+    while not g.is_over and k < limit:
+        acts = g.legal_actions()
+        g.step(int(acts[rng.integers(len(acts))]))
+        k += 1
+    return k
+"""
+
+
+def run_probe(body: str, timeout: float = TIMEOUT):
+    code = PRELUDE + "\n" + textwrap.dedent(body)
+    try:
+        p = subprocess.run([PY, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"the probe hung (no end after {timeout} s)")
+    assert p.returncode == 0, f"exit {p.returncode} (negative: killed by a signal)\n{p.stderr[-3000:]}"
+    assert "Traceback" not in p.stderr, p.stderr[-3000:]
+    lines = [x for x in p.stdout.splitlines() if x.startswith("RESULT ")]
+    assert lines, f"no RESULT line\n{p.stdout[-2000:]}\n{p.stderr[-2000:]}"
+    return lines[-1][len("RESULT "):]
+
+
+def run_cli(*args, timeout: float = TIMEOUT):
+    try:
+        return subprocess.run(CLI + list(args), cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"`v1919 {' '.join(args)}` hung")
+
+
+# ----------------------------------------------------------------------------- 1. card sets
+CARD_CASES = {
+    "table_issues_huge": (["board", "table_issues", "value"], 1000000),
+    "strategy_cards_extra_huge": (["board", "strategy_cards_extra", "value"], 1000000),
+    "track_columns_text": (["board", "track_columns", "value"], "x"),
+    "track_columns_float": (["board", "track_columns", "value"], 8.0),
+    "influence_negative": (["board", "influence_per_player", "value"], -3),
+    "military_bool": (["board", "military_per_player", "value"], True),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CARD_CASES))
+def test_a_card_set_the_kernels_cannot_hold_is_rejected(case):
+    path, value = CARD_CASES[case]
+    out = run_probe(f"""
+        p = card_file({path!r}, {value!r})
+        try:
+            g = Game.new(4, seed=0, card_set=p)
+            result("loaded", play_random(g))
+        except CardDataError as e:
+            result("CardDataError", e)
+    """)
+    assert out.startswith("CardDataError") and path[1] in out, out
+
+
+def test_data_validate_rejects_out_of_range_board_numbers(tmp_path):
+    import json
+
+    from v1919_env.cards import load_card_set
+    raw = load_card_set().export()
+    raw["board"]["table_issues"]["value"] = 1000000
+    f = tmp_path / "cards.json"
+    f.write_text(json.dumps(raw))
+    p = run_cli("data", "validate", "--cards", str(f))
+    assert p.returncode == 2 and "table_issues" in p.stderr and "Traceback" not in p.stderr, p.stderr
+
+
+# ----------------------------------------------------------------------------- 2. positions that hang
+def test_a_zero_generator_in_a_position_is_rejected():
+    out = run_probe("""
+        d = Game.new(4, seed=1).to_dict()
+        d["rng"] = [0, 0]
+        try:
+            g = Game.from_dict(d)
+            result("loaded", play_random(g))
+        except PositionError as e:
+            result("PositionError", e)
+    """)
+    assert out.startswith("PositionError") and "rng" in out
+
+
+def test_a_roll_off_ends_even_if_the_generator_repeats_itself():
+    """The roll-off of test_uprising_details with the generator forced to zero underneath the
+    position loader (every die a 1): the tie must still be broken (ruling P-14), not loop."""
+    out = run_probe("""
+        sys.path.insert(0, "tests")
+        from scenario_helpers import events, issue_deck, regions, settle_through_step_4
+        from v1919_env.core import layout as L
+        slots = ["Kurdistan", "Togo", "Tyrol", "Korea", "Vietnam"]
+        settled = [{"issue": "Syria", "controller": "uk", "option": "Independent"},
+                   {"issue": "Arabia", "controller": "usa", "option": "Hejaz Independent"}]
+        g = Game.from_dict({
+            "num_players": 3, "active": "france",
+            "table": [{"issue": "Kurdistan", "cubes": {"france": 2}}, {"issue": "Togo"}],
+            "waiting_room": [{"issue": "Tyrol"}, {"issue": "Korea"}, {"issue": "Vietnam"}],
+            "settled": settled, "issue_discards": [],
+            "issue_deck": issue_deck(placed=slots + ["Syria", "Arabia"]),
+            "events": events(waiting=["Take Ionescu", "Eleutherios Venizelos"], top=["Arthur Balfour"]),
+            "regions": regions(middle_east=5), "forced_dice": [6],
+            "strategies": {"dealt": ["14 Points", "Global Trade", "Outlawing War", "Isolationism"],
+                           "draft_done": True}})
+        g.state[L.RNG] = 0
+        g.state[L.RNG + 1] = 0
+        settle_through_step_4(g, "france", "Kurdistan", "No Kurdistan")
+        result(g.decision, g.seat_name(g.current_player))
+    """)
+    assert out == "bid UK", out          # the first tied seat is affected and bids first
+
+
+def test_a_mid_game_position_with_a_zero_generator_is_rejected_not_hung():
+    out = run_probe("""
+        g = Game.new(4, seed=11)
+        play_random(g, limit=200)
+        d = g.to_dict()
+        d["rng"] = [0, 0]
+        try:
+            Game.from_dict(d)
+            result("loaded")
+        except PositionError as e:
+            result("PositionError", e)
+    """)
+    assert out.startswith("PositionError")
+
+
+# ----------------------------------------------------------------------------- 3. Gymnasium opponents
+@pytest.mark.parametrize("how", ["raise", "3.5", "illegal"])
+def test_a_failing_opponent_never_leaves_a_live_episode_with_the_wrong_seat(how):
+    out = run_probe(f"""
+        import v1919_env
+        from v1919_env.gymnasium_env import OpponentError
+        how = {how!r}
+        class Bad:
+            def act(self, observation, action_mask):
+                if how == "raise":
+                    raise RuntimeError("boom")
+                if how == "3.5":
+                    return 3.5
+                return int(np.flatnonzero(action_mask == 0)[0])
+        env = v1919_env.gym_env(num_players=4, seat=0, opponents=[None, Bad(), Bad(), Bad()])
+        for seed in range(50):
+            try:
+                obs, info = env.reset(seed=seed)
+                break
+            except OpponentError:
+                assert not env.action_masks().any()
+        while True:
+            a = int(np.flatnonzero(obs["action_mask"])[0])
+            obs, r, term, trunc, info = env.step(a)
+            assert env.game.current_player in (0, -1) or trunc, "a live episode at another seat"
+            if term or trunc:
+                break
+        try:
+            env.step(a)
+            result("stepped after the end")
+        except RuntimeError:
+            result("truncated" if trunc else "terminated", info.get("opponent_error", {{}}).get("seat"))
+    """)
+    assert out in ("truncated 1", "truncated 2", "truncated 3"), out
+
+
+# ----------------------------------------------------------------------------- 4. non-integer values
+@pytest.mark.parametrize("value", ["3.7", "'2'", "None", "True", "2.0"])
+def test_game_step_with_a_non_integer(value):
+    out = run_probe(f"""
+        g = Game.new(4, seed=0)
+        before = g.state.copy()
+        try:
+            g.step({value})
+            result("played")
+        except IllegalActionError as e:
+            assert (g.state == before).all()
+            result("IllegalActionError", e)
+    """)
+    assert out.startswith("IllegalActionError") and "integer id" in out, out
+
+
+@pytest.mark.parametrize("field, value", [("num_players", "4.0"), ("negotiation", "'no'"), ("version", "1.0"),
+                                          ("version", "True"), ("seed", "'7'")])
+def test_position_fields_with_the_wrong_type(field, value):
+    out = run_probe(f"""
+        try:
+            Game.from_dict({{{field!r}: {value}}})
+            result("loaded")
+        except PositionError as e:
+            result("PositionError", e)
+    """)
+    assert out.startswith("PositionError") and field in out, out
+
+
+# ----------------------------------------------------------------------------- 5. PettingZoo after the end
+def test_pettingzoo_step_none_after_every_agent_is_done():
+    out = run_probe("""
+        import v1919_env
+        env = v1919_env.env(num_players=4)
+        env.reset(seed=3)
+        for agent in env.agent_iter():
+            obs, r, term, trunc, info = env.last()
+            env.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+        env.step(None)
+        result("done", len(env.agents))
+    """)
+    assert out == "done 0"
+
+
+# ----------------------------------------------------------------------------- 6. the command line
+@pytest.mark.parametrize("args, says", [
+    (["demo", "--variant", "bogus"], "unknown variant 'bogus'"),
+    (["demo", "--seed", "-1"], "--seed"),
+    (["demo", "--seed", "x"], "--seed"),
+    (["demo", "--players", "5"], "--players"),
+    (["data", "validate", "--cards", "/nonexistent/cards.json"], "no such card-set"),
+])
+def test_cli_user_errors_are_one_line_not_a_traceback(args, says):
+    p = run_cli(*args)
+    assert p.returncode == 2, (p.returncode, p.stderr)
+    assert says in p.stderr and "Traceback" not in p.stderr, p.stderr
+
+
+# ----------------------------------------------------------------------------- 7. the first run says so
+def test_first_run_on_a_terminal_says_it_is_compiling(tmp_path):
+    """With an empty cache and stderr on a terminal, importing the core says what is coming."""
+    master, slave = pty.openpty()
+    env = dict(os.environ, V1919_CACHE=str(tmp_path / "cache"))
+    env.pop("NUMBA_CACHE_DIR", None)
+    p = subprocess.Popen([PY, "-c", "import v1919_env.core"], cwd=ROOT, stdin=subprocess.DEVNULL,
+                         stdout=subprocess.DEVNULL, stderr=slave, env=env)
+    os.close(slave)
+    seen, t0 = b"", time.time()
+    try:
+        while time.time() - t0 < TIMEOUT and b"compiling" not in seen:
+            r, _, _ = select.select([master], [], [], 1.0)
+            if r:
+                try:
+                    seen += os.read(master, 4096)
+                except OSError:
+                    break
+    finally:
+        p.wait(timeout=TIMEOUT)
+        os.close(master)
+    assert b"compiling the rules core (first run only" in seen, seen
+
+
+def test_a_warm_start_or_a_pipe_stays_silent():
+    p = subprocess.run([PY, "-c", "import v1919_env.core"], cwd=ROOT, capture_output=True, text=True,
+                       timeout=TIMEOUT)
+    assert p.returncode == 0 and p.stderr == ""
