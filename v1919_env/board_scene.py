@@ -11,6 +11,8 @@ with `data-slot` and `data-seat`.
 """
 from __future__ import annotations
 
+import math
+from functools import lru_cache
 from typing import NamedTuple
 
 from .core import layout as L
@@ -84,9 +86,9 @@ def _fit(text: str, n: int) -> str:
     return text if len(text) <= n else text[:n - 1].rstrip() + "."
 
 
+@lru_cache(maxsize=4096)
 def _star(cx: int, cy: int, r: int) -> tuple:
     """Points of a five-pointed star (integers, so both backends draw the same pixels)."""
-    import math
     pts = []
     for k in range(10):
         a = -math.pi / 2 + k * math.pi / 5
@@ -158,13 +160,13 @@ class _Board:
             self.add(Text(x0 + 6, y + 28, self.region_names[r], 13, bold=True))
             self.add(Rect(x0 + lab_w, y, keg_w, row_h - 4, DECK_BG, INK))
             if rd["powder_keg"] == 0:
-                self.keg(x0 + lab_w + 15, y + 14, reg)
+                self.keg(x0 + lab_w + 15, y + 14, reg, 0)
             for c, x in zip(range(1, 9), cols_x):
                 fill = "#fbe9e7" if c <= 3 else "#e8f5e9" if c >= first_dep else PAPER
                 self.add(Rect(x, y, col_w - 2, row_h - 4, fill, INK, cls="cell",
                               data=(("region", reg), ("column", c))))
                 if rd["powder_keg"] == c:
-                    self.keg(x + 4, y + 26, reg)
+                    self.keg(x + 4, y + 26, reg, c)
                 if rd["unrest"] == c:
                     self.add(Circle(x + 34, y + 17, 11, INK, cls="unrest", data=(("region", reg), ("column", c))))
                     self.add(Text(x + 34, y + 21, "U", 11, "#ffffff", "middle", True))
@@ -174,8 +176,8 @@ class _Board:
                     self.add(Circle(cols_x[c - 1] + 12 + 15 * p, y + 36, 7, NATION_COLORS[seat], INK, cls="unit",
                                     data=(("region", reg), ("seat", seat), ("column", c))))
 
-    def keg(self, x, y, reg):
-        self.add(Rect(x, y, 16, 16, KEG, INK, cls="keg", data=(("region", reg),)))
+    def keg(self, x, y, reg, column):
+        self.add(Rect(x, y, 16, 16, KEG, INK, cls="keg", data=(("region", reg), ("column", column))))
 
     # ------------------------------------------------------------------ issues
     def issue_cards(self):
@@ -207,7 +209,8 @@ class _Board:
             lines[-1] = (lines[-1] + " " + wd).strip()
         for k, line in enumerate(lines[:2]):
             self.add(Text(x + 5, y + 31 + 14 * k, _fit(line, 21), 12, bold=True))
-        self.stars(x + 10, y + 60, card["stars"])
+        for k in range(card["stars"]):
+            self.add(Poly(_star(x + 10 + 13 * k, y + 60, 6), STAR_COLOR, INK, cls="star", data=(("slot", sl),)))
         for p, seat in enumerate(self.seats):
             n = rec["cubes"].get(seat, 0)
             ry = y + 74 + p * 17
@@ -216,10 +219,6 @@ class _Board:
                 cx = x + 22 + (k % 15) * 8
                 self.add(Rect(cx, ry + 1, 7, 7 if n <= 15 else 5, NATION_COLORS[seat], cls="cube",
                               data=(("slot", sl), ("seat", seat))))
-
-    def stars(self, x, y, n):
-        for k in range(n):
-            self.add(Poly(_star(x + 13 * k, y, 6), STAR_COLOR, INK, cls="star"))
 
     # ------------------------------------------------------------------ events
     def events(self):
