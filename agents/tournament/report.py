@@ -69,18 +69,19 @@ def plot_ratings(rows: list[dict], path, title: str, num_players: int) -> None:
     rows = rows[::-1]                           # best at the top
     names = [r["agent"] for r in rows]
     y = range(len(rows))
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 1.2 + 0.55 * len(rows)), sharey=True)
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 1.6 + 0.55 * len(rows)), sharey=True)
     ax1.errorbar([r["mu"] for r in rows], y, xerr=[2 * r["sigma"] for r in rows], fmt="o", capsize=4,
                  label="mu ± 2 sigma")
     ax1.plot([r["ordinal"] for r in rows], y, "k|", markersize=14, label="ordinal (mu - 3 sigma)")
     ax1.set_yticks(list(y), names)
     ax1.set_xlabel("OpenSkill rating (Plackett-Luce)")
-    ax1.legend(loc="lower right", fontsize=8)
+    ax1.legend(loc="lower left", bbox_to_anchor=(0, 1), ncol=2, fontsize=8, frameon=False)
     rate = [100 * r["win_rate"] for r in rows]
-    err = [[100 * (r["win_rate"] - r["win_low"]) for r in rows], [100 * (r["win_high"] - r["win_rate"]) for r in rows]]
+    err = [[100 * max(0.0, r["win_rate"] - r["win_low"]) for r in rows],
+           [100 * max(0.0, r["win_high"] - r["win_rate"]) for r in rows]]      # rounding can cross the rate
     ax2.errorbar(rate, y, xerr=err, fmt="o", color="tab:green", capsize=4)
     ax2.axvline(100 / num_players, color="grey", lw=0.8, ls="--", label=f"1/{num_players} (equal agents)")
-    ax2.legend(loc="lower right", fontsize=8)
+    ax2.legend(loc="lower left", bbox_to_anchor=(0, 1), fontsize=8, frameon=False)
     ax2.set_xlabel("win rate, % (95% Wilson interval)")
     ax2.set_xlim(0, 100)
     for ax in (ax1, ax2):
