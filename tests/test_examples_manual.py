@@ -334,7 +334,8 @@ def _final_position():
     (Montenegro 'Part of Yugoslavia'), Industrial Growth 1 (Reconstruction 'Low'), German
     Reparations 1 (Widows' Pensions 'Yes'), Bolshevik 0, 2 USA naval (Shantung 'To Japan'), UK
     Empire (Ethiopia 'UK Mandate'), French Empire (Syria 'French Mandate'). Final Unrest Europe 6,
-    Balkans 3, ME 4, Africa 2, Pacific 3 (card-inventory Appendix A). Happiness: France, USA,
+    Balkans 3, ME 4, Pacific 3 (card-inventory Appendix A), Africa 4 (Hymans's reset to 2, then
+    Ethiopia 'UK Mandate' +2 again; tools/estimate_search.py, scoring_regions). Happiness: France, USA,
     Italy 15, UK 13 as printed (IT:1722; 9 after R13's deploy - last either way), Japan 19."""
     S = lambda i, c, o: {"issue": i, "controller": c, "option": o}  # noqa: E731
     return {
@@ -349,7 +350,7 @@ def _final_position():
             S("Rheinland", "france", "French Occupation"), S("Syria", "france", "French Mandate"),
             S("Montenegro", "france", "Part of Yugoslavia"),
         ],
-        "regions": regions(europe=(6, 1), balkans=3, middle_east=(4, 1), africa=(2, 1), pacific=(3, 1)),
+        "regions": regions(europe=6, balkans=3, middle_east=(4, 1), africa=(4, 1), pacific=(3, 1)),
         "happiness": happiness(uk=13, france=15, usa=15, italy=15, japan=19),
         "players": {"uk": {"strategy": "Isolationism", "military": {"demobilized": 1}},
                     "usa": {"strategy": "14 Points"}, "italy": {"strategy": "Global Trade"},
