@@ -805,7 +805,7 @@ def test_conference_lodge_each_player_ending_with_you_exhausts_a_deployed_unit(a
 
 
 # ----------------------------------------------------------------- choose a player, who picks a branch
-CHOOSE_PLAYER_EITHER = [("Billy Hughes", 2, "pacific", 2), ("Jan Smuts", 1, "africa", 2)]
+CHOOSE_PLAYER_EITHER = [("Billy Hughes", 2, "pacific", 2), ("Jan Smuts", 2, "africa", 2)]
 
 
 @pytest.mark.parametrize("branch", [0, 1])

@@ -36,9 +36,9 @@ DATA = Path(__file__).resolve().parents[1] / "v1919_env" / "data" / "standard"
 
 
 def load_data(folder: Path = DATA) -> dict:
-    """The card set's issues and events by name."""
-    return {"issues": {r["name"]: r for r in json.loads((folder / "issues.json").read_text())},
-            "events": {r["name"]: r for r in json.loads((folder / "events.json").read_text())}}
+    """The card set's issues, events and strategies by name."""
+    return {sec: {r["name"]: r for r in json.loads((folder / f"{sec}.json").read_text())}
+            for sec in ("issues", "events", "strategies")}
 
 
 def option_field(issue: str, option: str, kind: str, key: str):
@@ -63,8 +63,7 @@ def league_region_reading(_d):
 
 def regions_reading(d):
     """Which strategy scores the regions at <=3 Unrest: 'H1' Global Trade, 'H2' Outlawing War."""
-    strat = {r["name"]: r for r in json.loads((DATA / "strategies.json").read_text())}
-    ow = [c for c in strat["Outlawing War"]["conditions"] if c["kind"] == "regions_unrest"][0]
+    ow = [c for c in d["strategies"]["Outlawing War"]["conditions"] if c["kind"] == "regions_unrest"][0]
     return "H2" if ow["compare"] == "le3" else "H1"
 
 
