@@ -265,3 +265,50 @@ def test_unwritable_output_is_a_clear_error(replay, tmp_path):
     rec, _ = replay
     with pytest.raises(ReplayError, match="cannot write"):
         write_replay_html(rec, tmp_path / "missing-dir" / "x.html")
+
+
+# ----------------------------------------------------------------------------- v1919 replay --html
+@pytest.fixture(scope="module")
+def records_file(tmp_path_factory):
+    from agents.play import build_agents, run_game, seat_spec
+    from agents.records import write_record
+    d = tmp_path_factory.mktemp("tournament")
+    specs = [seat_spec("random") for _ in range(3)]
+    with open(d / "games.jsonl", "w") as fh:
+        for k in range(2):
+            write_record(fh, run_game(build_agents(specs), specs, num_players=3, seed=10 + k, game_index=k))
+    return d
+
+
+def test_cli_replay_html_from_a_file_or_a_tournament_directory(records_file, tmp_path, capsys, browser):
+    from v1919_env.cli import main
+    out = tmp_path / "g1.html"
+    assert main(["replay", str(records_file / "games.jsonl"), "--game", "1", "--to", "12", "--html", str(out)]) == 0
+    assert "wrote" in capsys.readouterr().out
+    browser.open(out.as_uri())                        # no fragment: opens at --to
+    assert browser.step() == 12
+    rec = [json.loads(x) for x in (records_file / "games.jsonl").read_text().splitlines()][1]
+    assert_drawing_matches(game_at(rec, 12), browser.board_svg(), "--to 12:")
+    out0 = tmp_path / "g0.html"
+    assert main(["replay", str(records_file), "--html", str(out0)]) == 0     # the directory's games.jsonl
+    assert out0.stat().st_size > 10000
+
+
+def test_cli_replay_html_rejects_bad_files_with_the_line_and_reason(records_file, tmp_path, capsys):
+    from v1919_env.cli import main
+    out = tmp_path / "x.html"
+    lines = (records_file / "games.jsonl").read_text().splitlines()
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(lines[0][:200] + "\n" + lines[1] + "\n")         # a line cut short, not the last
+    assert main(["replay", str(bad), "--html", str(out)]) == 2
+    assert "line 1" in capsys.readouterr().err
+    edited = json.loads(lines[1])
+    edited["result"]["ranks"] = edited["result"]["ranks"][::-1] if len(set(edited["result"]["ranks"])) > 1 else [9] * 3
+    bad.write_text(json.dumps(edited) + "\n")
+    assert main(["replay", str(bad), "--game", "1", "--html", str(out)]) == 1
+    assert "differs from the recorded one" in capsys.readouterr().err
+    assert main(["replay", str(tmp_path / "missing.jsonl"), "--html", str(out)]) == 2
+    assert "cannot read" in capsys.readouterr().err
+    assert main(["replay", str(records_file), "--game", "7", "--html", str(out)]) == 2
+    assert "no game 7" in capsys.readouterr().err
+    assert not out.exists()

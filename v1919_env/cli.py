@@ -111,6 +111,23 @@ def _cmd_agents(args) -> int:
     return getattr(commands, f"cmd_{args.cmd}")(args)
 
 
+def _cmd_replay(args) -> int:
+    """`v1919 replay`: printed by agents/commands.py, or written as an HTML viewer with --html."""
+    if args.html is None:
+        return _cmd_agents(args)
+    from .viewer import ReplayError, ReplayMismatch, write_replay_html_from_file
+    if args.to is not None and args.to < 0:
+        print(f"error: --to: a step number (0 or more), got {args.to}", file=sys.stderr)
+        return 2
+    try:
+        rec, out = write_replay_html_from_file(args.file, args.game, args.html, args.to or 0)
+    except ReplayError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1 if isinstance(e, ReplayMismatch) else 2
+    print(f"wrote {out}: game {rec['game']}, {len(rec['actions'])} decisions; open it in a browser")
+    return 0
+
+
 def _add_agent_commands(sub) -> None:
     raw = argparse.RawDescriptionHelpFormatter
     pl = sub.add_parser(
@@ -155,7 +172,9 @@ def _add_agent_commands(sub) -> None:
     r.add_argument("--game", type=int, default=None, help="game index (the record's `game` field; default: the first)")
     r.add_argument("--to", type=int, default=None, metavar="STEP", help="stop after STEP actions (no result check)")
     r.add_argument("--quiet", action="store_true", help="do not print the moves")
-    r.set_defaults(func=_cmd_agents)
+    r.add_argument("--html", metavar="OUT.html", default=None,
+                   help="write the game as a self-contained HTML replay viewer instead (opens at --to STEP)")
+    r.set_defaults(func=_cmd_replay)
 
 
 def build_parser() -> argparse.ArgumentParser:

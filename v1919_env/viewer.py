@@ -8,6 +8,7 @@ card-set check, and rejected when the replayed result differs from the recorded 
 every decision (the SVG of `Game.to_svg()`: each distinct element once, each frame a list of element
 numbers), a slider, step buttons, play/pause, the description of each action and who took it, and
 the scores at the end. The URL fragment `#step=K` opens step K and `#step=K&play` plays from there.
+`v1919 replay GAME.jsonl [--game K] [--to STEP] --html OUT.html` writes it from a records file.
 """
 from __future__ import annotations
 
@@ -23,6 +24,10 @@ PLAIN_FIELDS = ("seed", "num_players", "variant", "negotiation", "actions")
 
 class ReplayError(ValueError):
     """A record that cannot be shown: malformed, not replayable, or not reproducing its result."""
+
+
+class ReplayMismatch(ReplayError):
+    """A well-formed record whose actions do not replay or do not reproduce its recorded result."""
 
 
 def _as_record(record) -> dict:
@@ -79,10 +84,10 @@ def replay_frames(record) -> dict:
         g = replay(rec, on_move=on_move)
         diffs = result_differences(rec, g) if "result" in rec else []
     except (RecordError, ValueError, TypeError) as e:
-        raise ReplayError(str(e)) from e
+        raise ReplayMismatch(str(e)) from e
     if diffs:
-        raise ReplayError(f"game {rec['game']}: the replayed result differs from the recorded one: "
-                          + "; ".join(diffs))
+        raise ReplayMismatch(f"game {rec['game']}: the replayed result differs from the recorded one: "
+                             + "; ".join(diffs))
     frame(g)
     first = board_scene(g)
     return {"head": svg_open(first.width, first.height, first.background),
@@ -93,9 +98,11 @@ def replay_frames(record) -> dict:
                      f"{rec['variant']}, {g.cards.label}"}
 
 
-def write_replay_html(record, out_path) -> Path:
-    """Write the self-contained replay page of `record` (see the module docstring) to `out_path`."""
+def write_replay_html(record, out_path, start: int = 0) -> Path:
+    """Write the self-contained replay page of `record` (see the module docstring) to `out_path`;
+    it opens at decision `start` unless the URL says #step=K."""
     data = replay_frames(record)
+    data["start"] = max(0, min(int(start), len(data["frames"]) - 1))
     payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
     page = (_PAGE.replace("__TITLE__", html.escape(data["title"]))
             .replace("__DATA__", payload).replace("__SCRIPT__", _SCRIPT))
@@ -105,6 +112,20 @@ def write_replay_html(record, out_path) -> Path:
     except OSError as e:
         raise ReplayError(f"cannot write {out}: {e.strerror}") from e
     return out
+
+
+def write_replay_html_from_file(path, game: int | None, out_path, start: int = 0) -> tuple[dict, Path]:
+    """The replay page of game `game` (None: the first) of a JSONL file of game records, or of the
+    `games.jsonl` in a tournament's output directory; returns (record, page path)."""
+    from agents.records import RecordError, find_game, read_games
+    src = Path(path)
+    if src.is_dir():
+        src = src / "games.jsonl"
+    try:
+        rec = find_game(read_games(src), game)
+    except RecordError as e:
+        raise ReplayError(str(e)) from e
+    return rec, write_replay_html(rec, out_path, start)
 
 
 _PAGE = """<!doctype html>
@@ -189,6 +210,6 @@ document.addEventListener('keydown', e => {
 });
 function fromHash() { const m = /step=(\d+)/.exec(location.hash); return m ? +m[1] : 0; }
 window.addEventListener('hashchange', () => show(fromHash()));
-show(fromHash());
+show(location.hash ? fromHash() : D.start);
 if (/play/.test(location.hash)) play();
 """
