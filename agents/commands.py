@@ -21,6 +21,7 @@ def print_game(specs: list[dict], *, num_players: int, seed: int, variant: str =
                log: bool = True, record_path: str | None = None) -> int:
     """Play one game between the agents of `specs` and print it: the board, every decision (when
     `log`), the final board and the scoring table. Used by `v1919 play` and `v1919 demo`."""
+    from v1919_env.core import layout as L
     from v1919_env.game import Game
     from v1919_env.vocab import NATIONS
 
@@ -33,11 +34,21 @@ def print_game(specs: list[dict], *, num_players: int, seed: int, variant: str =
     except AgentError as e:
         _err(str(e))
         return 2
-    print(Game.new(num_players, seed=seed, variant=variant).render())
+    try:
+        print(Game.new(num_players, seed=seed, variant=variant).render())
+    except ValueError as e:                 # an unknown variant
+        _err(str(e))
+        return 2
     print()
     print("seats: " + ", ".join(f"{NATIONS[p].upper()} = {s['label']}" for p, s in enumerate(specs)))
 
+    turn = [-1]
+
     def show(game, step, seat, action):
+        t = int(game.state[L.TURN_NO])
+        if t != turn[0]:
+            print(f"-- turn {t + 1}: {game.seat_name(game.active_player)} is active")
+            turn[0] = t
         print(format_move(game, step, seat, action), flush=True)
 
     try:
@@ -74,6 +85,27 @@ def cmd_play(args) -> int:
         return 2
     return print_game(specs, num_players=len(specs), seed=args.seed, variant=args.variant, log=args.log,
                       record_path=args.record)
+
+
+def cmd_demo(args) -> int:
+    """`v1919 demo`: one game between the strongest registered bots (agents.play.DEMO_LINEUP, random
+    in place of any that is missing), or between the agents of --agents."""
+    from .play import default_lineup, parse_agents_arg
+
+    if args.agents:
+        try:
+            specs = parse_agents_arg(args.agents)
+        except AgentError as e:
+            _err(str(e))
+            return 2
+        if len(specs) not in (3, 4) or args.players not in (None, len(specs)):
+            _err(f"--agents: name {args.players or '3 or 4'} agents, one per seat (got {len(specs)})")
+            return 2
+    else:
+        specs, notes = default_lineup(args.players or 4)
+        for note in notes:
+            print(f"note: {note}", file=sys.stderr)
+    return print_game(specs, num_players=len(specs), seed=args.seed, variant=args.variant, log=args.log)
 
 
 def cmd_tournament(args) -> int:

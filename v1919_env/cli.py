@@ -66,36 +66,10 @@ def _cmd_data(args) -> int:
 
 
 def _cmd_demo(args) -> int:
-    import numpy as np
-
-    from .game import Game
+    from agents.commands import cmd_demo
 
     check_variant(args.variant)
-    g = Game.new(args.players, seed=args.seed, variant=args.variant)
-    rng = np.random.default_rng(args.seed)
-    print(g.render())
-    print()
-    last_turn = -1
-    while not g.is_over:
-        acts = g.legal_actions()
-        a = int(acts[rng.integers(len(acts))])
-        who = g.seat_name(g.current_player)
-        turn = int(g.to_dict()["turn"]) if args.log else 0
-        if args.log:
-            if turn != last_turn:
-                print(f"-- turn {turn + 1}: {g.seat_name(g.active_player)} is active")
-                last_turn = turn
-            print(f"   {who:<7} [{g.decision}] {g.describe(a)}")
-        g.step(a)
-    print()
-    print(g.render())
-    print()
-    print(f"{'nation':<8}{'issues':>8}{'flags':>7}{'strategy':>10}{'happiness':>11}{'total':>7}")
-    for r in g.scores():
-        print(f"{r['nation']:<8}{r['issues']:>8}{r['flags']:>7}{r['strategy']:>10}{r['happiness']:>11}{r['total']:>7}"
-              f"{'  winner' if r['winner'] else ''}")
-    print(f"({g.decisions_taken} decisions; card set {g.cards.label})")
-    return 0
+    return cmd_demo(args)
 
 
 def _cmd_bench(args) -> int:
@@ -190,8 +164,13 @@ def build_parser() -> argparse.ArgumentParser:
         if name == "report":
             c.add_argument("--summary", action="store_true", help="counts only, without the estimated fields")
         c.set_defaults(func=_cmd_data)
-    demo = sub.add_parser("demo", help="play a full game between random bots and print it")
-    demo.add_argument("--players", type=int, default=4, choices=(3, 4))
+    demo = sub.add_parser("demo", help="play a full game between the strongest bots and print it",
+                          epilog="example: v1919 demo --players 3 --seed 7   or   v1919 demo --agents rulebot,random,"
+                                 "random,random")
+    demo.add_argument("--players", type=int, default=None, choices=(3, 4), help="3 or 4 (default: 4, or as "
+                                                                               "many as --agents names)")
+    demo.add_argument("--agents", default=None, help="agents per seat, as for `v1919 play` (default: the strongest "
+                                                     "registered bots, agents.play.DEMO_LINEUP)")
     demo.add_argument("--seed", type=seed_arg, default=0, help="game seed, 0..2**63-1")
     demo.add_argument("--variant", default="standard", help="deck variant: standard (default), short15, long10 "
                                                            "or longest")
