@@ -191,3 +191,17 @@ def test_learned_agent_masks_and_refuses_bad_files(checkpoint, tmp_path):
     junk.write_bytes(b"not a zip")
     with pytest.raises(AgentError, match="cannot load"):
         make_agent("learned", path=str(junk))
+
+
+def test_demo_plays_the_preferred_bots_when_registered(capsys):
+    from agents import agent_names
+    from agents.play import DEMO_LINEUP
+
+    specs, notes = default_lineup(4)
+    for text, spec in zip(DEMO_LINEUP, specs):
+        name = text.partition(":")[0]
+        assert spec["agent"] == (name if name in agent_names() else "random") or any(text in n for n in notes)
+    assert main(["demo", "--agents", "random,random:seed=2,random", "--seed", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "-- turn 1:" in out and "winner" in out and "random:seed=2" in out
+    assert main(["demo", "--agents", "random,random,random", "--players", "4"]) == 2

@@ -278,3 +278,13 @@ def test_a_dead_worker_keeps_the_finished_games(tmp_path):
     stdout, stderr = proc.communicate(timeout=300)
     assert proc.returncode == 0, stderr
     assert sorted(r["game"] for r in read_games(out / "games.jsonl")) == list(range(400))
+
+
+def test_cli_tournament_runs_and_prints_the_table(tmp_path, capsys):
+    cfg_path = tmp_path / "c.yaml"
+    cfg_path.write_text(yaml.safe_dump(cfg_dict(games=4)))
+    assert main(["tournament", str(cfg_path), "--out", str(tmp_path / "o"), "--workers", "0", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "played 4 games" in out and "| r2 | 4 |" in out
+    assert main(["tournament", str(cfg_path), "--out", str(tmp_path / "o"), "--no-progress"]) == 0
+    assert "played 0 games" in capsys.readouterr().out
