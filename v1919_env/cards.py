@@ -39,7 +39,7 @@ class CardDataError(ValueError):
 
 
 @lru_cache(maxsize=None)
-def kernel_limits() -> dict[str, int]:
+def kernel_limits() -> dict:
     """What the compiled core can hold, derived from its table, state, action and observation layouts."""
     from .core import tables as TB              # imported here: core.tables imports this module
     from .core.observe import obs_slices
@@ -54,7 +54,7 @@ def kernel_limits() -> dict[str, int]:
         "die_faces": tl["region_of_die"] - 1,
         "happiness_max": tl["units_allowed"] - 1,
         "demobilize_spaces": TB.MAX_DEMOB,
-        "deck_variants": tl["variant_below_game_end"],
+        "variant_names": TB.VARIANTS[:tl["variant_below_game_end"]],
         "reclaim_max": _SEGMENT_PARAMS["reclaim"]["n"] - 1,
         "transfer_max": _SEGMENT_PARAMS["transfer"]["n"],
         "strategy_cards_extra": sl["strat_dealt"] - L.MAX_PLAYERS,
@@ -326,11 +326,11 @@ def _check_numbered(section: str, records) -> None:
         if r["number"] in seen_n:
             _fail(f"{where}.number", f"duplicate number {r['number']} (also {seen_n[r['number']]})")
         seen_n[r["number"]] = r.get("name")
-        if not isinstance(r.get("name"), str) or not r["name"]:
-            _fail(f"{where}.name", "missing name")
-        rid = r.get("id")
-        if not isinstance(rid, str) or not rid:
-            _fail(f"{where}.id", "missing id")
+        for k in ("name", "id"):
+            if k not in r:
+                _fail(f"{where}.{k}", f"missing {k}")
+            _text(f"{where}.{k}", r[k])
+        rid = r["id"]
         if rid in seen_id:
             _fail(f"{where}.id", f"duplicate id {rid!r}")
         seen_id[rid] = r["number"]
@@ -520,20 +520,18 @@ def _check_board(b) -> None:
                   lim["discard_picks"], "costs")
     for k, c in enumerate(costs):
         _int(f"board.discard_pick_costs.value[{k}]", c, 0, inf)
-    variants = rows("deck_variants", 1, lim["deck_variants"],
+    names = lim["variant_names"]
+    variants = rows("deck_variants", len(names), len(names),
                     ("id", "below_game_end", "shuffle_game_end_with", "player_happiness"), "variants")
     for k, v in enumerate(variants):
         vw = f"board.deck_variants.value[{k}]"
-        _text(f"{vw}.id", v["id"])
+        _enum(f"{vw}.id", v["id"], names[k:k + 1], "variant (the variants the game offers, in order)")
         _int(f"{vw}.below_game_end", v["below_game_end"], 0, pool - disc, "issues left for the deck")
         _int(f"{vw}.shuffle_game_end_with", v["shuffle_game_end_with"], 0, pool - disc, "issues left for the deck")
         ph = _int(f"{vw}.player_happiness", v["player_happiness"], 0, hmax)
         if units[ph] < mil:
             _fail(f"{vw}.player_happiness", f"{ph} allows {units[ph]} units, fewer than the "
                                             f"{mil} military_per_player each player starts with")
-    ids = [v["id"] for v in variants]
-    if len(set(ids)) != len(ids):
-        _fail("board.deck_variants", f"duplicate variant id in {ids}")
 
 
 def validate_card_set(raw: dict) -> None:
@@ -546,8 +544,7 @@ def validate_card_set(raw: dict) -> None:
     _obj("card set", raw, SECTIONS)
     cs = _obj("card_set", raw["card_set"], ("name", "version"), ("schema", "description"))
     for k in ("name", "version"):
-        if not isinstance(cs[k], str) or not cs[k]:
-            _fail(f"card_set.{k}", "missing")
+        _text(f"card_set.{k}", cs[k])
     if "schema" in cs:
         _int("card_set.schema", cs["schema"], 1, 1, "this is schema 1")
     if "description" in cs and not isinstance(cs["description"], str):
