@@ -161,6 +161,40 @@ def bench_envs(num_players: int, seconds: float, seed: int = 0) -> dict:
             "pettingzoo_performance_benchmark": buf.getvalue().strip()}
 
 
+def bench_render(num_players: int, seconds: float, seed: int = 0) -> dict:
+    """Board pictures of every position of a random game, in order (as a video records them):
+    SVG documents/s (Game.to_svg) and rgb_array frames/s (Pillow; needs the render extra)."""
+    from .game import Game
+
+    g = Game.new(num_players, seed=seed)
+    rng = np.random.default_rng(seed)
+    positions = [g.clone()]
+    while not g.is_over:
+        acts = g.legal_actions()
+        g.step(int(acts[rng.integers(len(acts))]))
+        positions.append(g.clone())
+    state = {"k": 0}
+
+    def rate(draw):
+        def play():
+            for _ in range(20):
+                draw(positions[state["k"] % len(positions)])
+                state["k"] += 1
+            return 20, 0
+        return _repeat(lambda budget: _play_for(play, budget), seconds)[0][0]
+
+    res = {"positions": len(positions), "svg_per_s": rate(Game.to_svg)}
+    try:
+        from .board_raster import board_rgb
+        board_rgb(positions[0])
+    except ImportError as e:
+        res["rgb_array_per_s"], res["rgb_array_note"] = None, str(e)
+        return res
+    res["rgb_array_per_s"] = rate(board_rgb)
+    res["frame_shape"] = list(board_rgb(positions[0]).shape)
+    return res
+
+
 def run(num_players: int = 4, seconds: float = 3.0, cold: bool = True, quiet: bool = False,
         envs: bool = False) -> dict:
     """All benchmark figures as one dict (see the module docstring)."""
@@ -186,6 +220,8 @@ def run(num_players: int = 4, seconds: float = 3.0, cold: bool = True, quiet: bo
         res["compile_s_cold"] = None
     _progress("cached start in a new process", quiet)
     res["start_s_cached"] = _timed_subprocess({})
+    _progress("board pictures: SVG and rgb_array frames", quiet)
+    res["render"] = bench_render(num_players, seconds)
     if envs:
         _progress("PettingZoo AEC and Gymnasium environments", quiet)
         res["envs"] = bench_envs(num_players, seconds)
@@ -205,6 +241,11 @@ def format_table(res: dict) -> str:
         lines.append(f"  cold compile (fresh cache, whole first game): {res['compile_s_cold']:.1f} s")
     lines.append(f"  cached start (new process to first game played): {res['start_s_cached']:.2f} s")
     lines.append("  (rates: median of 5 rounds; the JSON also has the best round)")
+    r = res.get("render")
+    if r:
+        raster = (f"{r['rgb_array_per_s']:,.0f} rgb_array frames/s {tuple(r['frame_shape'])}"
+                  if r["rgb_array_per_s"] is not None else f"no rgb_array ({r['rgb_array_note']})")
+        lines.append(f"  board pictures over a game's {r['positions']} positions: {r['svg_per_s']:,.0f} SVG/s, {raster}")
     if "envs" in res:
         e = res["envs"]
         lines.append(f"  PettingZoo AEC env, observation + mask every step: {e['aec_steps_per_s']:,.0f} steps/s")
