@@ -4,7 +4,9 @@ Agents are the nations (`uk`, `france`, `usa`, `italy`); `agent_selection` is wh
 now (the active player, an issue's controller choosing its option, an event cube's owner, each
 bidder, each drafter, a mutinying player). Observations are `{"observation": float32 vector,
 "action_mask": int8 vector}` from the observing seat's own perspective (docs/observation.md).
-Order, bounds and legality are checked inside the env, cheaply, so no wrapper is needed.
+Order, bounds and legality are checked inside the env, cheaply, so no wrapper is needed. Once
+every agent is done, `step(None)` changes nothing and any other action is an IllegalActionError
+("the episode is over"); `reset()` starts the next game.
 """
 from __future__ import annotations
 
