@@ -5,6 +5,7 @@ import argparse
 import json
 import os
 import sys
+import textwrap
 
 
 class UsageError(ValueError):
@@ -104,17 +105,22 @@ def _cmd_replay(args) -> int:
 
 def _add_agent_commands(sub) -> None:
     raw = argparse.RawDescriptionHelpFormatter
+
+    def wrap(text: str) -> str:
+        return textwrap.fill(text, 88)
+
     pl = sub.add_parser(
         "play", help="play one game between agents (bots or you) and print it move by move",
         formatter_class=raw,
-        description="Play one game, one agent per seat (3 or 4 agents: 3 or 4 players), printed move by move "
-                    "(step, seat, decision, description), then the final board and scoring table.",
+        description=wrap("Play one game, one agent per seat (3 or 4 agents: 3 or 4 players), printed move by move "
+                         "(step, seat, decision, description), then the final board and scoring table."),
         epilog="agents are registered names with options: name:key=value,key=value\n"
                "example:\n  v1919 play --agents rulebot,ismcts:iterations=200,random,human --seed 7\n"
                "  (the human seat types the number of an action; b shows the board, q quits)")
     pl.add_argument("--agents", required=True, help="comma-separated agents, one per seat (UK, France, USA, Italy)")
     pl.add_argument("--seed", type=seed_arg, default=0, help="game seed, 0..2**63-1 (the agents' seeds derive from it)")
-    pl.add_argument("--variant", default="standard", help="deck variant: standard (default), short15, long10 or longest")
+    pl.add_argument("--variant", default="standard",
+                    help="deck variant: standard (default), short15, long10 or longest")
     pl.add_argument("--log", action=argparse.BooleanOptionalAction, default=True,
                     help="print every decision (default) or only the boards and scores")
     pl.add_argument("--record", metavar="FILE", default=None, help="append the game's record (JSON line) to FILE")
@@ -122,10 +128,11 @@ def _add_agent_commands(sub) -> None:
     t = sub.add_parser(
         "tournament", help="many seeded games between agents in worker processes: win rates and OpenSkill ratings",
         formatter_class=raw,
-        description="Run the tournament a YAML config describes (agents and options, players, variant, games, "
-                    "base seed, workers); every agent plays every seat equally often. Writes games.jsonl (one "
-                    "record per game, appended as games finish), results.md, results.csv and ratings.png. Running "
-                    "the same command again resumes an interrupted tournament.",
+        description=wrap("Run the tournament a YAML config describes (agents and options, players, variant, games, "
+                         "base seed, workers); every agent plays every seat equally often. Writes games.jsonl (one "
+                         "record per game, appended as games finish), results.md, results.csv and ratings.png. Running "
+                         "the same command again resumes an interrupted tournament. A win shared by k tied winners "
+                         "counts 1/k to each."),
         epilog="example:\n  v1919 tournament configs/tournament/quick.yaml --out runs/tournaments/quick\n"
                "  v1919 tournament configs/tournament/quick.yaml --out runs/tournaments/quick --report-only")
     t.add_argument("config", help="tournament config (YAML); see configs/tournament/")
@@ -138,9 +145,9 @@ def _add_agent_commands(sub) -> None:
     r = sub.add_parser(
         "replay", help="replay a recorded game move by move and check it reproduces its result",
         formatter_class=raw,
-        description="Replay a game record (a line of games.jsonl, or of a `v1919 play --record` file) move by "
-                    "move, print the board at the end, and check that the replay reproduces the recorded scores, "
-                    "ranks and winners exactly (exit code 1 and the differences if not).",
+        description=wrap("Replay a game record (a line of games.jsonl, or of a `v1919 play --record` file) move by "
+                         "move, print the board at the end, and check that the replay reproduces the recorded scores, "
+                         "ranks and winners exactly (exit code 1 and the differences if not)."),
         epilog="example:\n  v1919 replay runs/tournaments/quick/games.jsonl --game 3 --to 120")
     r.add_argument("file", help="a JSONL file of game records")
     r.add_argument("--game", type=int, default=None, help="game index (the record's `game` field; default: the first)")
