@@ -205,3 +205,41 @@ def test_demo_plays_the_preferred_bots_when_registered(capsys):
     out = capsys.readouterr().out
     assert "-- turn 1:" in out and "winner" in out and "random:seed=2" in out
     assert main(["demo", "--agents", "random,random,random", "--players", "4"]) == 2
+
+
+def test_learned_agent_reads_vector_checkpoints(tmp_path):
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib import MaskablePPO
+
+    import v1919_env
+
+    env = v1919_env.gym_env(num_players=4, obs_mode="vector")
+    path = tmp_path / "vec.zip"
+    MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=16, seed=0, policy_kwargs={"net_arch": [8]}).save(path)
+    agent = make_agent("learned", path=str(path))
+    assert not agent.dict_obs
+    rec = play([seat_spec("learned", {"path": str(path)}), "random", "random", "random"], seed=1)
+    assert rec["result"]["forfeit"] is None
+
+
+@pytest.mark.slow
+def test_learned_agent_in_tournament_workers(checkpoint, tmp_path):
+    from agents.tournament import config_from_dict, play_games
+
+    cfg = config_from_dict({"num_players": 4, "games": 4, "workers": 1, "agents": [
+        {"name": "learned", "options": {"path": checkpoint, "deterministic": False}},
+        "random", "random:seed=1", "random:seed=2"]})
+    assert play_games(cfg, tmp_path, progress=False)["played"] == 4
+    recs = read_games(tmp_path / "games.jsonl")
+    assert all(r["result"]["forfeit"] is None for r in recs)
+    assert all(result_differences(r, replay(r)) == [] for r in recs)
+
+
+def test_agents_import_without_torch():
+    import subprocess
+    import sys
+
+    code = ("import sys, agents, agents.play, agents.records, agents.tournament, agents.commands; "
+            "agents.agent_options('learned'); assert 'torch' not in sys.modules, 'torch imported'")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
