@@ -151,7 +151,7 @@ class _Board:
         self.add(Text(x0 + lab_w + keg_w // 2, y0 + 12, "kegs", 10, GREY, "middle"))
         for c, x in zip(range(1, 9), cols_x):
             th = int(g.T[T_THRESH + c])
-            self.add(Text(x + col_w // 2, y0 + 12, f"{c}  (uprising {th if th else 'X'})", 10, GREY, "middle"))
+            self.add(Text(x + col_w // 2, y0 + 12, f"{c}  ({th if th else 'X'})", 11, GREY, "middle"))
         top = y0 + 18
         for r, reg in enumerate(REGIONS):
             y = top + r * row_h
@@ -262,6 +262,8 @@ class _Board:
         disc = d["issue_discards"][::-1][:3]
         self.add(Text(10, y + 12, f"Issue deck: {len(d['issue_deck'])} cards   |   discards (top first): "
                                   f"{', '.join(disc) or '-'}   |   event deck: {len(d['events']['deck'])}", 12))
+        self.add(Text(10, HEIGHT - 10, "Track columns: number (uprising threshold; X: none). Red columns: powder kegs; "
+                                       "green: deploy spaces. U: unrest marker.", 11, GREY))
         if self.g.is_over:
             self.add(Text(10, y + 36, "Final scores", 13, bold=True))
             for k, r in enumerate(self.g.scores()):
