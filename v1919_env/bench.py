@@ -164,15 +164,12 @@ def bench_envs(num_players: int, seconds: float, seed: int = 0) -> dict:
 def bench_render(num_players: int, seconds: float, seed: int = 0) -> dict:
     """Board pictures of every position of a random game, in order (as a video records them):
     SVG documents/s (Game.to_svg) and rgb_array frames/s (Pillow; needs the render extra)."""
+    from .conformance import play_random
     from .game import Game
 
     g = Game.new(num_players, seed=seed)
-    rng = np.random.default_rng(seed)
     positions = [g.clone()]
-    while not g.is_over:
-        acts = g.legal_actions()
-        g.step(int(acts[rng.integers(len(acts))]))
-        positions.append(g.clone())
+    play_random(g, np.random.default_rng(seed), lambda game, _prev: positions.append(game.clone()))
     state = {"k": 0}
 
     def rate(draw):
