@@ -198,13 +198,18 @@ def test_screenshot_shows_the_cubes_of_the_position(replay, browser):
 
 
 # ----------------------------------------------------------------------------- the file itself, bad input
+def embedded_data(path) -> dict:
+    page = path.read_text(encoding="utf-8")
+    return json.loads(page.split('<script id="replay-data" type="application/json">')[1].split("</script>")[0]
+                      .replace("<\\/", "</"))
+
+
 def test_page_is_self_contained_with_a_frame_per_decision(replay):
     rec, path = replay
     page = path.read_text(encoding="utf-8")
     assert "http://" not in page.replace("http://www.w3.org/2000/svg", "")   # only the SVG namespace
     assert "https://" not in page and "<link" not in page and " src=" not in page
-    data = json.loads(page.split('<script id="replay-data" type="application/json">')[1].split("</script>")[0]
-                      .replace("<\\/", "</"))
+    data = embedded_data(path)
     assert len(data["frames"]) == len(rec["actions"]) + 1 and len(data["moves"]) == len(rec["actions"])
     g = game_at(rec, 3)
     assert data["moves"][3]["seat"] == g.seat_name(g.current_player)
@@ -280,18 +285,27 @@ def records_file(tmp_path_factory):
     return d
 
 
-def test_cli_replay_html_from_a_file_or_a_tournament_directory(records_file, tmp_path, capsys, browser):
+def test_cli_replay_html_from_a_file_or_a_tournament_directory(records_file, tmp_path, capsys):
     from v1919_env.cli import main
     out = tmp_path / "g1.html"
     assert main(["replay", str(records_file / "games.jsonl"), "--game", "1", "--to", "12", "--html", str(out)]) == 0
     assert "wrote" in capsys.readouterr().out
-    browser.open(out.as_uri())                        # no fragment: opens at --to
+    rec = [json.loads(x) for x in (records_file / "games.jsonl").read_text().splitlines()][1]
+    data = embedded_data(out)
+    assert data["start"] == 12 and len(data["frames"]) == len(rec["actions"]) + 1
+    out0 = tmp_path / "g0.html"
+    assert main(["replay", str(records_file), "--html", str(out0)]) == 0     # the directory's games.jsonl
+    assert embedded_data(out0)["title"].startswith("Versailles 1919 replay: game 0,")
+
+
+def test_page_without_fragment_opens_at_its_start_step(records_file, tmp_path, browser):
+    from v1919_env.cli import main
+    out = tmp_path / "g1.html"
+    assert main(["replay", str(records_file), "--game", "1", "--to", "12", "--html", str(out)]) == 0
+    browser.open(out.as_uri())
     assert browser.step() == 12
     rec = [json.loads(x) for x in (records_file / "games.jsonl").read_text().splitlines()][1]
     assert_drawing_matches(game_at(rec, 12), browser.board_svg(), "--to 12:")
-    out0 = tmp_path / "g0.html"
-    assert main(["replay", str(records_file), "--html", str(out0)]) == 0     # the directory's games.jsonl
-    assert out0.stat().st_size > 10000
 
 
 def test_cli_replay_html_rejects_bad_files_with_the_line_and_reason(records_file, tmp_path, capsys):
