@@ -147,8 +147,9 @@ def format_result(rec: dict) -> str:
 
 
 # ---------------------------------------------------------------------- the demo's default line-up
-DEMO_LINEUP = ("ismcts:iterations=100", "rulebot", "ismcts:iterations=100", "rulebot")
-"""The strongest bots, with a search budget small enough that the demo takes seconds."""
+DEMO_LINEUP = ("ismcts:iterations=200", "rulebot", "greedy", "rulebot")
+"""The baseline bots (a 3-player demo seats the first three), with a search budget small enough that
+the demo takes seconds; in early 8-game tournaments rulebot and greedy beat ismcts at this budget."""
 
 
 def default_lineup(num_players: int, preferred=DEMO_LINEUP) -> tuple[list[dict], list[str]]:
