@@ -59,6 +59,7 @@ def kernel_limits() -> dict:
         "transfer_max": _SEGMENT_PARAMS["transfer"]["n"],
         "strategy_cards_extra": sl["strat_dealt"] - L.MAX_PLAYERS,
         "military": _SEGMENT_PARAMS["bid"]["available"] - 1,
+        "influence": min(_SEGMENT_PARAMS["place"]["n"], _SEGMENT_PARAMS["bid"]["influence"] - 1),
         "discard_picks": TB.N_DISC_PICKS,
         "effect_rows": TB.EV_LEN,
         "conditions": TB.MAX_COND,
@@ -470,14 +471,15 @@ def _check_board(b) -> None:
     hmax = num("happiness_max", 1, lim["happiness_max"])
     num("happiness_start", 0, hmax)
     num("signing_threshold", 1, hmax)
-    inf = num("influence_per_player", 1, 99)
+    inf = num("influence_per_player", 1, lim["influence"],
+              "a placement and a bid carry at most 15 cubes (the place and bid action segments)")
     mil = num("military_per_player", 0, lim["military"], "bids offer 0..3 available units")
     dep = rows("deploy_columns", lim["deploy_columns"], lim["deploy_columns"],
                ("column", "influence_back", "happiness_lost", "die_modifier", "bid_strength", "provenance"), "columns")
     for k, d in enumerate(dep):
         dw = f"board.deploy_columns.value[{k}]"
         _int(f"{dw}.column", d["column"], c0 + k, c0 + k, f"the deploy columns are {c0}..{ncol} in order")
-        for f, hi in (("influence_back", inf), ("happiness_lost", hmax), ("bid_strength", 10)):
+        for f, hi in (("influence_back", 99), ("happiness_lost", hmax), ("bid_strength", 10)):
             _int(f"{dw}.{f}", d[f], 0, hi)
         _bool(f"{dw}.die_modifier", d["die_modifier"])
         _check_prov_entry(f"board.deploy_columns[column {c0 + k}].provenance", d["provenance"])
@@ -525,7 +527,9 @@ def _check_board(b) -> None:
                     ("id", "below_game_end", "shuffle_game_end_with", "player_happiness"), "variants")
     for k, v in enumerate(variants):
         vw = f"board.deck_variants.value[{k}]"
-        _enum(f"{vw}.id", v["id"], names[k:k + 1], "variant (the variants the game offers, in order)")
+        if v["id"] != names[k]:
+            _fail(f"{vw}.id", f"must be {names[k]!r} (the game's variants are {', '.join(names)}, in this order), "
+                              f"got {_show(v['id'])}")
         _int(f"{vw}.below_game_end", v["below_game_end"], 0, pool - disc, "issues left for the deck")
         _int(f"{vw}.shuffle_game_end_with", v["shuffle_game_end_with"], 0, pool - disc, "issues left for the deck")
         ph = _int(f"{vw}.player_happiness", v["player_happiness"], 0, hmax)
