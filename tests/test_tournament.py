@@ -211,8 +211,10 @@ def test_resume_skips_finished_games_and_repairs_a_cut_line(tmp_path):
     # more games extend the same tournament; another definition is refused
     play_games(config_from_dict(cfg_dict(games=12)), tmp_path, progress=False, log=lambda *a: None)
     assert len(read_games(path)) == 12
+    saved = (tmp_path / "config.yaml").read_text()
     with pytest.raises(TournamentError, match="another tournament"):
         play_games(config_from_dict(cfg_dict(seed=4)), tmp_path, progress=False)
+    assert (tmp_path / "config.yaml").read_text() == saved and len(read_games(path)) == 12
 
 
 def _start(cfg_path, out, env=None):

@@ -82,8 +82,8 @@ def play_games(cfg, out_dir, workers: int | None = None, progress: bool = True, 
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "config.yaml").write_text(cfg.to_yaml())
     done = finished_games(cfg, out)
+    (out / "config.yaml").write_text(cfg.to_yaml())          # after the check: never over another tournament's
     done_ids = {r["game"] for r in done}
     todo = [i for i in range(cfg.games) if i not in done_ids]
     workers = cfg.workers if workers is None else workers
