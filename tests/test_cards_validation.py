@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from v1919_env.cards import CardDataError, kernel_limits, load_card_set, read_card_set, validate_card_set
+from v1919_env.cards import CardDataError, load_card_set, read_card_set, validate_card_set
 from v1919_env.core import layout as L
 from v1919_env.core import tables as TB
 from v1919_env.core.actions import SEGMENT_SIZE
@@ -108,7 +108,6 @@ def test_unknown_fields_are_rejected_at_every_level(raw, where):
 
 
 # ------------------------------------------------------------------ board numbers against what the core holds
-LIMITS = kernel_limits()
 BOARD_RANGES = [            # (table, a value just outside, the range the message states)
     ("track_columns", 9, "8..8"), ("track_columns", 7, "8..8"),
     ("table_issues", 1, "2..2"), ("table_issues", 3, "2..2"),
@@ -135,16 +134,17 @@ def test_board_numbers_outside_what_the_core_holds_are_rejected(raw, table, valu
 
 
 def test_the_limits_come_from_the_core_layouts():
-    tl = dict(TB.T_LAYOUT)
-    assert LIMITS["track_columns"] == tl["uprising_threshold"] - 1 == 8
-    assert LIMITS["first_deploy_column"] + LIMITS["deploy_columns"] - 1 == LIMITS["track_columns"]
-    assert LIMITS["deploy_columns"] * L.N_REGIONS * 6 == SEGMENT_SIZE["deploy"]
-    assert LIMITS["happiness_max"] == tl["units_allowed"] - 1
-    assert LIMITS["reclaim_max"] + 1 == SEGMENT_SIZE["reclaim"] // 32
-    assert LIMITS["transfer_max"] * L.MAX_PLAYERS == SEGMENT_SIZE["transfer"]
-    assert L.MAX_PLAYERS + LIMITS["strategy_cards_extra"] == dict(L.LAYOUT)["strat_dealt"]
-    assert LIMITS["effect_rows"] == TB.EV_LEN and LIMITS["conditions"] == TB.MAX_COND
-    assert len(LIMITS["variant_names"]) == tl["variant_below_game_end"]
+    from v1919_env.cards import kernel_limits
+    lim, tl = kernel_limits(), dict(TB.T_LAYOUT)
+    assert lim["track_columns"] == tl["uprising_threshold"] - 1 == 8
+    assert lim["first_deploy_column"] + lim["deploy_columns"] - 1 == lim["track_columns"]
+    assert lim["deploy_columns"] * L.N_REGIONS * 6 == SEGMENT_SIZE["deploy"]
+    assert lim["happiness_max"] == tl["units_allowed"] - 1
+    assert lim["reclaim_max"] + 1 == SEGMENT_SIZE["reclaim"] // 32
+    assert lim["transfer_max"] * L.MAX_PLAYERS == SEGMENT_SIZE["transfer"]
+    assert L.MAX_PLAYERS + lim["strategy_cards_extra"] == dict(L.LAYOUT)["strat_dealt"]
+    assert lim["effect_rows"] == TB.EV_LEN and lim["conditions"] == TB.MAX_COND
+    assert len(lim["variant_names"]) == tl["variant_below_game_end"]
 
 
 @pytest.mark.parametrize("value", [1000000, 10 ** 30, -1, 2 ** 63])
