@@ -68,7 +68,9 @@ def replay_frames(record) -> dict:
     seats = rec.get("seats") or []
 
     def frame(game):
-        frames.append([index.setdefault(it, len(index)) for it in board_scene(game).items])
+        scene = board_scene(game)
+        frames.append([index.setdefault(it, len(index)) for it in scene.items])
+        return scene
 
     def on_move(game, step, seat, action):
         frame(game)
@@ -83,14 +85,15 @@ def replay_frames(record) -> dict:
     try:
         g = replay(rec, on_move=on_move)
         diffs = result_differences(rec, g) if "result" in rec else []
-    except (RecordError, ValueError, TypeError) as e:
+    except RecordError as e:                 # an action that is not legal, a card set that is not the record's
         raise ReplayMismatch(str(e)) from e
+    except (ValueError, TypeError) as e:     # the game cannot even start (players, variant, seed)
+        raise ReplayError(str(e)) from e
     if diffs:
         raise ReplayMismatch(f"game {rec['game']}: the replayed result differs from the recorded one: "
                              + "; ".join(diffs))
-    frame(g)
-    first = board_scene(g)
-    return {"head": svg_open(first.width, first.height, first.background),
+    last = frame(g)
+    return {"head": svg_open(last.width, last.height, last.background),
             "elements": [svg_element(it) for it in index],
             "frames": frames, "moves": moves, "over": g.is_over,
             "scores": g.scores(),
