@@ -156,6 +156,9 @@ def test_tournament_in_process_reports_from_games_jsonl(tmp_path):
     assert {r["agent"] for r in table} == set(cfg.labels) and all(r["games"] == "8" for r in table)
     md = (tmp_path / "results.md").read_text()
     assert "| agent | games | wins | win rate [95% CI]" in md and "8 games of 4 players" in md
+    shares = [sum(1 / len(r["result"]["winners"]) for r in recs if p in r["result"]["winners"]) / 8 for p in range(4)]
+    assert "Wins by seat (whoever sat there): " + ", ".join(
+        f"{x} {100 * w:.1f}%" for x, w in zip(("UK", "FRANCE", "USA", "ITALY"), shares)) in md
     assert (tmp_path / "ratings.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     # --report-only recomputes the same tables from games.jsonl
     before = (tmp_path / "results.csv").read_text()

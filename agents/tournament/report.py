@@ -4,7 +4,9 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from .stats import SCORE_PARTS, agent_rows, game_counts
+from v1919_env.vocab import NATIONS
+
+from .stats import SCORE_PARTS, agent_rows, game_counts, seat_win_shares
 
 CSV_COLUMNS = ("agent", "games", "wins", "win_rate", "win_low", "win_high", "forfeits",
                *(f"mean_{k}" for k in SCORE_PARTS), "mean_rank", "mu", "sigma", "ordinal", "ms_per_decision")
@@ -41,6 +43,8 @@ def write_reports(records: list[dict], cfg, out_dir) -> list[dict]:
           f"{counts['forfeited']} forfeited, {counts['truncated']} truncated by the safety cap, "
           f"{counts['shared_wins']} with a shared win.", "",
           markdown_table(rows), "",
+          "Wins by seat (whoever sat there): " + ", ".join(
+              f"{NATIONS[p].upper()} {100 * w:.1f}%" for p, w in enumerate(seat_win_shares(records))) + ".", "",
           "Wins: a shared win counts 1/k to each of the k winners; the interval is Wilson's 95% score interval. "
           "Mean scores are over the games that ended by the rules (not forfeited); ranks use the rules' "
           "tie-break (total, happiness, issues controlled), tied seats sharing the better rank. Ratings: "

@@ -80,6 +80,16 @@ def agent_rows(records: list[dict], labels: list[str]) -> list[dict]:
     return sorted(out, key=lambda row: -row["ordinal"])
 
 
+def seat_win_shares(records: list[dict]) -> list[float]:
+    """Share of the wins (shared wins split) that went to each seat, whoever sat there."""
+    n = max((len(r["seats"]) for r in records), default=0)
+    wins = [0.0] * n
+    for r in records:
+        for p in r["result"]["winners"]:
+            wins[p] += 1.0 / len(r["result"]["winners"])
+    return [w / len(records) for w in wins] if records else wins
+
+
 def game_counts(records: list[dict]) -> dict:
     """How many games, and how many of them were forfeited, truncated, or won jointly."""
     return {"games": len(records),
