@@ -105,7 +105,7 @@ def test_environments_render_rgb_array():
     aec = v1919_env.env(3, render_mode="rgb_array")
     aec.reset(seed=2)
     frame = aec.render()
-    assert frame.shape == (HEIGHT, WIDTH, 3) and frame.dtype == np.uint8
+    assert frame.shape == (HEIGHT, WIDTH, 3) and frame.dtype == np.uint8 and frame.flags.writeable
     gym_env = Versailles1919Env(4, render_mode="rgb_array")
     obs, _ = gym_env.reset(seed=2)
     first = gym_env.render()

@@ -66,7 +66,7 @@ def scene_rgb(scene: Scene) -> np.ndarray:
             dr.polygon(it.points, _rgb(it.fill), _rgb(it.stroke) if it.stroke else None)
         else:
             raise TypeError(f"not a drawing primitive: {it!r}")
-    return np.asarray(img, dtype=np.uint8)
+    return np.array(img, dtype=np.uint8)          # a writable copy: callers may draw on their frames
 
 
 def board_rgb(game) -> np.ndarray:
