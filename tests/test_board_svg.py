@@ -117,6 +117,16 @@ def test_environments_render_rgb_array():
         Versailles1919Env(4, render_mode="rgb")
 
 
+def test_missing_pillow_names_the_extra(monkeypatch):
+    import sys
+    import v1919_env
+    env = v1919_env.env(4, render_mode="rgb_array")
+    env.reset(seed=0)
+    monkeypatch.setitem(sys.modules, "PIL", None)          # as if Pillow were not installed
+    with pytest.raises(ImportError, match=r"v1919-env\[render\]"):
+        env.render()
+
+
 def test_record_video_writes_a_playable_file(tmp_path):
     """Gymnasium's RecordVideo records a game of the Gymnasium env to an mp4 with the board's frames."""
     gym = pytest.importorskip("gymnasium")

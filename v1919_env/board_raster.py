@@ -15,7 +15,7 @@ _ANCHOR = {"start": "ls", "middle": "ms", "end": "rs"}
 def _pil():
     try:
         from PIL import Image, ImageDraw, ImageFont
-    except ImportError as e:   # pragma: no cover - depends on the installed extras
+    except ImportError as e:
         raise ImportError(f"render_mode='rgb_array' needs Pillow, from the render extra: {INSTALL_HINT}") from e
     return Image, ImageDraw, ImageFont
 
