@@ -24,7 +24,22 @@ from .rewards import REWARD_KINDS, terminal_rewards
 from .vocab import PLAYER_NATIONS
 
 ILLEGAL_POLICIES = ("raise", "penalize")
+OBS_MODES = ("dict", "vector")
 OBS_HIGH = 10.0
+# numeric infos (numeric_info=True): info["decision"] is an index into INFO_DECISIONS;
+# WAITING (-1) for a seat that is not to move
+INFO_DECISIONS = tuple(L.DECISION_LIST) + ("game_over",)
+GAME_OVER = len(INFO_DECISIONS) - 1
+WAITING = -1
+
+
+def decision_name(code: int) -> str:
+    """The decision name of a numeric info["decision"] code ('waiting' for WAITING)."""
+    if code == WAITING:
+        return "waiting"
+    if not 0 <= code < len(INFO_DECISIONS):
+        raise ValueError(f"decision code must be -1 or in 0..{len(INFO_DECISIONS) - 1}, got {code}")
+    return INFO_DECISIONS[code]
 
 
 def observation_space() -> spaces.Dict:
@@ -38,7 +53,11 @@ class raw_env(AECEnv):
     config: variant ('standard', 'short15', 'long10', 'longest'), negotiation (bool), card_set
     (path), reward ('win_loss' | 'rank' | 'score_margin'), illegal_action ('raise' | 'penalize'),
     illegal_penalty (float, default -1), auto_forced (apply decisions with one legal action),
-    shaping (bool: per-step change of the provisional score margin / 50; off by default).
+    shaping (bool: per-step change of the provisional score margin / 50; off by default),
+    obs_mode ('dict': {"observation", "action_mask"}; 'vector': the Box observation alone, the mask in
+    info["action_mask"] of every agent, zeros for those not to move), numeric_info (infos hold numbers
+    only, the same keys for every agent at every step: decision (code, see decision_name),
+    illegal_action (0/1), score (the seat's final total, 0 before the end)).
     """
 
     metadata = {"name": "versailles1919_v0", "render_modes": list(RENDER_MODES), "is_parallelizable": False,
@@ -47,7 +66,7 @@ class raw_env(AECEnv):
     def __init__(self, num_players: int = 4, render_mode: str | None = None, variant: str = "standard",
                  negotiation: bool = False, card_set: str | None = None, reward: str = "win_loss",
                  illegal_action: str = "raise", illegal_penalty: float = -1.0, auto_forced: bool = False,
-                 shaping: bool = False):
+                 shaping: bool = False, obs_mode: str = "dict", numeric_info: bool = False):
         super().__init__()
         if num_players not in (3, 4):
             raise ValueError(f"num_players must be 3 or 4, got {num_players}")
@@ -57,6 +76,10 @@ class raw_env(AECEnv):
             raise ValueError(f"reward must be one of {REWARD_KINDS}, got {reward!r}")
         if illegal_action not in ILLEGAL_POLICIES:
             raise ValueError(f"illegal_action must be one of {ILLEGAL_POLICIES}, got {illegal_action!r}")
+        if obs_mode not in OBS_MODES:
+            raise ValueError(f"obs_mode must be one of {OBS_MODES}, got {obs_mode!r}")
+        self.obs_mode = obs_mode
+        self.numeric_info = bool(numeric_info)
         self.num_players = num_players
         self.render_mode = render_mode
         self.config = dict(variant=variant, negotiation=negotiation, card_set=card_set)
@@ -67,7 +90,7 @@ class raw_env(AECEnv):
         self.shaping = shaping
         self.possible_agents = list(PLAYER_NATIONS[num_players])
         self._seat = {a: k for k, a in enumerate(self.possible_agents)}
-        space = observation_space()
+        space = observation_space() if obs_mode == "dict" else spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32)
         self.observation_spaces = {a: space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
         self._buf = np.empty(L.MAX_LEGAL, np.int64)
@@ -100,7 +123,7 @@ class raw_env(AECEnv):
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        self.infos = {a: self._info("waiting") for a in self.agents}
         self._rewarded = False
         self._cached = None
         self._penalized = False
@@ -116,13 +139,44 @@ class raw_env(AECEnv):
         c = self._cached
         if c is not None and c[0] == seat and c[1] == self.game.state[L.DECISIONS]:
             self._cached = None          # handed out once: the caller owns these arrays
-            return {"observation": c[2], "action_mask": c[3]}
+            obs, mask = c[2], c[3]
+        else:
+            obs, mask = self._observe_arrays(seat)
+        return {"observation": obs, "action_mask": mask} if self.obs_mode == "dict" else obs
+
+    def _observe_arrays(self, seat: int):
         obs = np.empty(OBS_SIZE, np.float32)
         mask = np.empty(NUM_ACTIONS, np.int8)
         observe_and_mask(self.game.state, self.game.T, seat, obs, mask, self._buf)
         if self._penalized:
             mask[:] = 0                  # the episode ended on an illegal action: nothing is legal
-        return {"observation": obs, "action_mask": mask}
+        return obs, mask
+
+    def _info(self, kind: str, **fields) -> dict:
+        """An agent's info: kind 'waiting', 'turn' (fields decision, active, mask) or 'game_over'
+        (fields scores, illegal_action, seat), in the form numeric_info and obs_mode ask for."""
+        if self.numeric_info:
+            info = {"decision": WAITING, "illegal_action": 0, "score": 0.0}
+            if kind == "turn":
+                info["decision"] = fields["decision"]
+            elif kind == "game_over":
+                info["decision"] = GAME_OVER
+                info["illegal_action"] = int(fields.get("illegal_action", False))
+                if "scores" in fields:
+                    info["score"] = float(fields["scores"][fields["seat"]]["total"])
+        elif kind == "turn":
+            info = {"decision": L.DECISION_LIST[fields["decision"]], "active": self.possible_agents[fields["active"]]}
+        elif kind == "game_over":
+            info = {"decision": "game_over"}
+            if "illegal_action" in fields:
+                info["illegal_action"] = fields["illegal_action"]
+            else:
+                info.update(scores=fields["scores"], card_set=self.card_set_label)
+        else:
+            info = {}
+        if self.obs_mode == "vector":
+            info["action_mask"] = fields["mask"] if kind == "turn" else np.zeros(NUM_ACTIONS, np.int8)
+        return info
 
     # ------------------------------------------------------------------ stepping
     def step(self, action) -> None:
@@ -157,7 +211,7 @@ class raw_env(AECEnv):
             for a in self.agents:
                 self.terminations[a] = True
                 self.rewards[a] = self.illegal_penalty if a == agent else 0.0
-                self.infos[a] = {"illegal_action": a == agent, "decision": "game_over"}
+                self.infos[a] = self._info("game_over", illegal_action=a == agent)
             self._accumulate_rewards()
             self._rewarded = True
             return
@@ -201,7 +255,7 @@ class raw_env(AECEnv):
                     self.rewards[a] += rew[p] - (self._margin[p] if self.shaping else 0.0)
                     self.terminations[a] = not trunc
                     self.truncations[a] = trunc
-                    self.infos[a] = {"decision": "game_over", "scores": g.scores(), "card_set": self.card_set_label}
+                    self.infos[a] = self._info("game_over", scores=g.scores(), seat=p)
             self._accumulate_rewards()
             self._rewarded = True
             if getattr(self, "agent_selection", None) not in self.agents:
@@ -212,12 +266,19 @@ class raw_env(AECEnv):
             self._rewarded = True
         infos = self.infos
         prev = getattr(self, "agent_selection", None)
-        agents = self.possible_agents
-        agent = agents[st[L.PENDING_PLAYER]]
+        seat = int(st[L.PENDING_PLAYER])
+        agent = self.possible_agents[seat]
         self.agent_selection = agent
-        if prev in infos:
-            infos[prev] = {}
-        infos[agent] = {"decision": L.DECISION_LIST[st[L.PENDING]], "active": agents[st[L.ACTIVE]]}
+        if prev in infos and prev != agent:
+            infos[prev] = self._info("waiting")
+        mask = None
+        if self.obs_mode == "vector":
+            c = self._cached
+            if c is None or c[0] != seat or c[1] != st[L.DECISIONS]:
+                obs, m = self._observe_arrays(seat)
+                c = self._cached = (seat, st[L.DECISIONS], obs, m)
+            mask = c[3]                   # in this mode observe() hands out the observation alone
+        infos[agent] = self._info("turn", decision=int(st[L.PENDING]), active=int(st[L.ACTIVE]), mask=mask)
 
     # ------------------------------------------------------------------ rendering
     def render(self):
