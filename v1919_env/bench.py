@@ -242,7 +242,8 @@ def format_table(res: dict) -> str:
     if r:
         raster = (f"{r['rgb_array_per_s']:,.0f} rgb_array frames/s {tuple(r['frame_shape'])}"
                   if r["rgb_array_per_s"] is not None else f"no rgb_array ({r['rgb_array_note']})")
-        lines.append(f"  board pictures over a game's {r['positions']} positions: {r['svg_per_s']:,.0f} SVG/s, {raster}")
+        lines.append(f"  board pictures over a game's {r['positions']} positions: {r['svg_per_s']:,.0f} SVG/s, "
+                     f"{raster}")
     if "envs" in res:
         e = res["envs"]
         lines.append(f"  PettingZoo AEC env, observation + mask every step: {e['aec_steps_per_s']:,.0f} steps/s")

@@ -146,11 +146,13 @@ body{margin:0;font:14px DejaVu Sans,Arial,sans-serif;background:#fff;color:#2121
 #log div{cursor:pointer;padding:1px 4px}#log div.now{background:#fff59d}
 </style></head><body>
 <div id="board"></div>
-<div id="controls"><button id="first" title="first">|&lt;</button><button id="prev" title="previous (left)">&lt;</button>
+<div id="controls"><button id="first" title="first">|&lt;</button>
+<button id="prev" title="previous (left)">&lt;</button>
 <button id="play" title="play/pause (space)">play</button><button id="next" title="next (right)">&gt;</button>
 <button id="last" title="last">&gt;|</button><input id="slider" type="range" min="0" value="0">
 <span id="status" data-step="0"></span><select id="speed"><option value="1000">1/s</option>
-<option value="400" selected>2.5/s</option><option value="150">7/s</option><option value="40">25/s</option></select></div>
+<option value="400" selected>2.5/s</option><option value="150">7/s</option><option value="40">25/s</option>
+</select></div>
 <div id="move"></div><table id="scores"></table><div id="log"></div>
 <h1 style="font-size:13px;margin:6px 12px;font-weight:normal">__TITLE__</h1>
 <script id="replay-data" type="application/json">__DATA__</script>
@@ -163,21 +165,22 @@ const last = D.frames.length - 1, $ = id => document.getElementById(id);
 const esc = s => String(s).replace(/[&<>"]/g, c => ({'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;'})[c]);
 let k = 0, timer = null;
 $('slider').max = last;
+const agent = m => m.agent ? ' (' + esc(m.agent) + ')' : '';
 $('log').innerHTML = D.moves.map((m, i) =>
-  `<div data-step="${i}">${i + 1}. ${esc(m.seat)}${m.agent ? ' (' + esc(m.agent) + ')' : ''}: ${esc(m.text)}</div>`).join('');
+  `<div data-step="${i}">${i + 1}. ${esc(m.seat)}${agent(m)}: ${esc(m.text)}</div>`).join('');
 function moveText(i) {
   if (i < D.moves.length) {
     const m = D.moves[i];
-    return `Decision ${i + 1} of ${D.moves.length}: <b>${esc(m.seat)}</b>${m.agent ? ' (' + esc(m.agent) + ')' : ''}` +
+    return `Decision ${i + 1} of ${D.moves.length}: <b>${esc(m.seat)}</b>${agent(m)}` +
       ` decides (${esc(m.decision)}) and takes: <b>${esc(m.text)}</b>`;
   }
   return D.over ? '<b>Game over.</b> Final scores below.' : 'End of the record (the game is not over).';
 }
 function scores() {
-  const rows = D.scores.map(r => `<tr data-seat="${r.nation}"><td>${r.nation.toUpperCase()}</td><td>${r.total}</td>` +
-    `<td>${r.issues}</td><td>${r.flags}</td><td>${r.strategy}</td><td>${r.happiness}</td><td>${r.winner ? 'winner' : ''}</td></tr>`);
-  return '<tr><th>seat</th><th>total</th><th>issues</th><th>flags</th><th>strategy</th><th>happiness</th><th></th></tr>' +
-    rows.join('');
+  const cells = r => [r.nation.toUpperCase(), r.total, r.issues, r.flags, r.strategy, r.happiness,
+                      r.winner ? 'winner' : ''].map(x => `<td>${x}</td>`).join('');
+  const head = ['seat', 'total', 'issues', 'flags', 'strategy', 'happiness', ''].map(x => `<th>${x}</th>`).join('');
+  return `<tr>${head}</tr>` + D.scores.map(r => `<tr data-seat="${r.nation}">${cells(r)}</tr>`).join('');
 }
 function show(i) {
   k = Math.max(0, Math.min(last, i | 0));
