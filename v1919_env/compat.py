@@ -1,0 +1,171 @@
+"""Adapters for RL libraries that need one call on top of the environments (docs/compat.md).
+
+- `SelfPlayEnv`: a Gymnasium env in which one learner plays every seat (the pattern of PettingZoo's
+  SB3 action-mask tutorial), and every seat's final reward reaches the learner.
+- `torchrl_env(...)`: torchrl's `PettingZooWrapper` over the AEC env with numeric infos.
+- `rllib_env(config)`: RLlib's `PettingZooEnv` with the observation keys RLlib's action-masking
+  RLModule reads (`observations`, `action_mask`); usable directly as an env creator.
+
+The libraries are imported only inside the functions that need them (the `compat` extra).
+"""
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+from pettingzoo.utils import BaseWrapper
+
+from .actions import NUM_ACTIONS
+from .pettingzoo_env import OBS_HIGH, decision_name, raw_env
+from .core.observe import OBS_SIZE
+
+__all__ = ["SelfPlayEnv", "RLlibObservation", "torchrl_env", "rllib_env", "decision_name"]
+
+
+class SelfPlayEnv(gym.Env):
+    """One learner plays every seat of one game, each decision seen from the deciding seat.
+
+    Each step's reward is the deciding seat's own: what it earned since its previous decision
+    (shaping, when on) plus its own action's. When the game ends, the episode goes on with one
+    *settlement* step per other seat (seat order, from the seat after the last mover): the
+    observation is that seat's final view, only action 0 is legal (any action is accepted and
+    ignored) and the reward is that seat's final reward, so every seat's result reaches the
+    learner. The last settlement step ends the episode (terminated, or truncated at the safety
+    cap). info["seat"] is the seat whose view the observation is, info["settlement"] marks the
+    settlement steps. config: the options of `v1919_env.env` (obs_mode 'dict' or 'vector';
+    illegal_action defaults to 'penalize': an illegal id ends the game with the penalty).
+    """
+
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 1}
+
+    def __init__(self, num_players: int = 4, obs_mode: str = "dict", illegal_action: str = "penalize",
+                 render_mode: str | None = None, **config):
+        if render_mode == "human":
+            raise ValueError("SelfPlayEnv renders 'ansi' or 'rgb_array' (call render() yourself), got 'human'")
+        self.aec = raw_env(num_players, render_mode=render_mode, obs_mode=obs_mode,
+                           illegal_action=illegal_action, **config)
+        self.render_mode = render_mode
+        self.obs_mode = obs_mode
+        self.num_players = num_players
+        self.observation_space = self.aec.observation_space(self.aec.possible_agents[0])
+        self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self._settle: list[str] = []     # seats still to settle, the head being the one shown
+        self._paid: dict[str, float] = {}
+        self._started = False
+
+    # ------------------------------------------------------------------ gym API
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        self.aec.reset(seed=int(self.np_random.integers(0, 2 ** 62)))
+        self._settle = []
+        self._paid = {a: 0.0 for a in self.aec.possible_agents}
+        self._started = True
+        return self._view(self.aec.agent_selection)
+
+    def step(self, action):
+        if not self._started:
+            raise RuntimeError("call reset() before step() (the episode has ended)")
+        aec = self.aec
+        if self._settle:
+            agent = self._settle.pop(0)
+            reward = self._unpaid(agent)
+            if self._settle:
+                obs, info = self._view(self._settle[0], settlement=True)
+                return obs, reward, False, False, info
+            self._started = False
+            obs, info = self._view(agent, settlement=True)
+            trunc = bool(aec.truncations[agent])
+            return obs, reward, not trunc, trunc, info
+        agent = aec.agent_selection
+        unpaid = self._unpaid(agent)
+        aec.step(action)                  # 'raise' raises here, nothing changed
+        reward = unpaid + self._unpaid(agent)
+        if not (aec.terminations[agent] or aec.truncations[agent]):
+            obs, info = self._view(aec.agent_selection)
+            return obs, reward, False, False, info
+        # the game is over: the other seats settle, from the seat after the last mover
+        agents = aec.possible_agents
+        k = agents.index(agent)
+        self._settle = [agents[(k + j) % len(agents)] for j in range(1, len(agents))]
+        obs, info = self._view(self._settle[0], settlement=True)
+        return obs, reward, False, False, info
+
+    def action_masks(self) -> np.ndarray:
+        """Boolean mask of the legal actions of the observation last returned (MaskablePPO)."""
+        m = np.zeros(NUM_ACTIONS, bool)
+        if self._settle:
+            m[0] = True
+        elif self._started:
+            m[:] = self._mask(self.aec.agent_selection) != 0
+        return m
+
+    def render(self):
+        return self.aec.render()
+
+    # ------------------------------------------------------------------ helpers
+    def _unpaid(self, agent: str) -> float:
+        """Reward credited to agent in the AEC env and not yet returned by step()."""
+        cum = float(self.aec._cumulative_rewards.get(agent, 0.0))
+        out = cum - self._paid[agent]
+        self._paid[agent] = cum
+        return out
+
+    def _mask(self, agent: str) -> np.ndarray:
+        if self.obs_mode == "dict":
+            return self.aec.observe(agent)["action_mask"]
+        return self.aec.infos[agent]["action_mask"]
+
+    def _view(self, agent: str, settlement: bool = False):
+        obs = self.aec.observe(agent)
+        info = dict(self.aec.infos[agent])
+        info["seat"] = self.aec.possible_agents.index(agent)
+        info["settlement"] = settlement
+        if settlement:
+            only0 = np.zeros(NUM_ACTIONS, np.int8)
+            only0[0] = 1
+            if self.obs_mode == "dict":
+                obs["action_mask"] = only0
+            else:
+                info["action_mask"] = only0
+        return obs, info
+
+
+class RLlibObservation(BaseWrapper):
+    """The AEC env with observations {"observations": float32 vector, "action_mask": float32 0/1},
+    the keys and types RLlib's action-masking RLModule reads."""
+
+    def __init__(self, env: raw_env):
+        if env.obs_mode != "dict":
+            raise ValueError("RLlibObservation needs the env's obs_mode='dict'")
+        super().__init__(env)
+        self._space = spaces.Dict({"observations": spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32),
+                                   "action_mask": spaces.Box(0.0, 1.0, (NUM_ACTIONS,), np.float32)})
+
+    def observation_space(self, agent):
+        return self._space
+
+    def observe(self, agent):
+        o = self.env.observe(agent)
+        return {"observations": o["observation"], "action_mask": o["action_mask"].astype(np.float32)}
+
+
+def torchrl_env(num_players: int = 4, seed: int | None = None, **config):
+    """torchrl's PettingZooWrapper over the AEC env (numeric infos, one group per nation, the
+    action mask applied to each group's action spec). Needs torchrl."""
+    from torchrl.envs.libs.pettingzoo import PettingZooWrapper
+
+    env = raw_env(num_players, numeric_info=True, **config)
+    return PettingZooWrapper(env=env, use_mask=True, categorical_actions=True, seed=seed)
+
+
+def rllib_env(config: dict | None = None):
+    """RLlib's PettingZooEnv over the AEC env; `config` (an RLlib env_config) holds the options of
+    `v1919_env.env`. illegal_action defaults to 'penalize' (RLlib's checks step unmasked random
+    actions). Use as `register_env("v1919", v1919_env.compat.rllib_env)`. Needs ray[rllib]."""
+    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+
+    config = dict(config or {})
+    config.setdefault("illegal_action", "penalize")
+    if config.get("obs_mode", "dict") != "dict":
+        raise ValueError("rllib_env needs obs_mode='dict' (the mask travels in the observation)")
+    return PettingZooEnv(RLlibObservation(raw_env(**config)))
