@@ -111,6 +111,19 @@ def settle_through_step_4(g: Game, by: str, issue: str, option: str, *, slot: in
     act(g, "keep", decision="keep", by=by, which=keep)
 
 
+def next_turn(g: Game, nation: str, dice=None) -> Game:
+    """The same position at the start of `nation`'s turn: the Manual seats UK, USA, Italy, France
+    (IT:1263), the engine UK, France, USA, Italy. `dice` replaces the forced dice."""
+    d = g.to_dict()
+    assert d["pending"]["decision"] == "turn" and not d["turn_state"]["political_done"]
+    for k in ("engine", "pending", "turn_state"):
+        d.pop(k)
+    d["active"] = nation
+    if dice is not None:
+        d["forced_dice"] = list(dice)
+    return Game.from_dict(d)
+
+
 def legal(g: Game) -> list:
     """The legal actions as decoded (kind, params) pairs."""
     return [decode(int(a)) for a in g.legal_actions()]

@@ -168,14 +168,16 @@ def _solo_tracks(v, f):
     pac = 1 + v["Korea / Independence / unrest pacific"]
     pac_marker_before_keg = pac
     pac = max(pac, 2)                                   # Ho Chi Minh's keg to column 1 (IT:1989)
-    eu = 1 + f["anschluss_no_eu"] + v["Widows' Pensions / No / unrest europe"] + v["Negotiations with Russia / Don't Offer / unrest europe"]
+    dont_offer = v["Negotiations with Russia / Don't Offer / unrest europe"]
+    eu = 1 + f["anschluss_no_eu"] + v["Widows' Pensions / No / unrest europe"] + dont_offer
     others = max(1 + f["lawrence_me"], 1 + f["swa_annex_af"], 1)
-    eu_after = 2 + v["Negotiations with Russia / Don't Offer / unrest europe"]   # reset, then 'Don't Offer' again
+    eu_after = 2 + dont_offer                 # the uprising's reset, then 'Don't Offer' again
     return pac_marker_before_keg, eu, pac, others, eu_after
 
 
 def _u(issue, option, region, domain, why):
-    return Field(f"{issue} / {option} / unrest {region}", tuple(domain), option_field(issue, option, "unrest", region), why)
+    return Field(f"{issue} / {option} / unrest {region}", tuple(domain),
+                 option_field(issue, option, "unrest", region), why)
 
 
 SOLO_UNREST = Component(
@@ -222,8 +224,10 @@ MANUAL_EUROPE = Component(
            "IT:2736 (card, garbled) v IT:1520 (example)")),
     {},
     (Line("IT:1471", "Jan Smuts removes 1 Unrest in Europe", lambda v, f: (lambda e: e[1] == e[0] - 1)(_europe(v))),
-     Line("IT:1520-1521", "the Civil War adds a Powder Keg", lambda v, f: v["Nikola I Petrovic-Njegos crisis"] == "keg"),
-     Line("IT:1522", "which moves the Unrest counter one space right", lambda v, f: (lambda e: e[3] == e[2] + 1)(_europe(v))),
+     Line("IT:1520-1521", "the Civil War adds a Powder Keg",
+          lambda v, f: v["Nikola I Petrovic-Njegos crisis"] == "keg"),
+     Line("IT:1522", "which moves the Unrest counter one space right",
+          lambda v, f: (lambda e: e[3] == e[2] + 1)(_europe(v))),
      Line("IT:1635; IT:1656", "Europe ties the Pacific (5) for Edward House's check", lambda v, f: _europe(v)[4] == 5),
      Line("IT:2734-2736", "card: 'Aggiungere ? Malcontento ad una Regione a caso'",
           lambda v, f: v["Nikola I Petrovic-Njegos crisis"] != "keg", weight=2)),
@@ -279,8 +283,8 @@ MANUAL_EARLY_HAPPINESS = Component(
      "fo_fr": option_field("Rheinland", "French Occupation", "happiness", "france"),
      "fo_it": option_field("Rheinland", "French Occupation", "happiness", "italy")},
     (Line("IT:1381; IT:1511", "UK 18 after the Armenia bid, 14 before demobilizing in R6",
-          lambda v, f: 18 + v["Rheinland / French Occupation / happiness uk"] + v["Women's Suffrage / Exclude / happiness uk"]
-          + v["Disarmament / Limited / happiness uk"] + f["ct_uk"] == 14),
+          lambda v, f: 18 + v["Rheinland / French Occupation / happiness uk"]
+          + v["Women's Suffrage / Exclude / happiness uk"] + v["Disarmament / Limited / happiness uk"] + f["ct_uk"] == 14),
      Line("IT:1481; IT:1487", "France 17 before deploying in R4 (-4, then 'da 13 a 15')",
           lambda v, f: 20 + f["fo_fr"] + v["Women's Suffrage / Exclude / happiness france"]
           + v["Disarmament / Limited / happiness france"] == 17),
@@ -291,7 +295,47 @@ MANUAL_EARLY_HAPPINESS = Component(
           + v["Women's Suffrage / Exclude / happiness italy"] == 19)),
 )
 
-COMPONENTS = (SOLO_UK, SOLO_USA, SOLO_UNREST, MANUAL_EUROPE, SCORING_REGIONS, MANUAL_EARLY_HAPPINESS)
+# ------------------------------------------------------------------ the solitaire Issue Values (EN:838-854)
+# Faction strategy tokens (EN:844-848): France Containment, German Economy, French Empire; UK Fleet,
+# Anti-Bolshevik, UK Empire; USA Self-Determination, Industry, USA Fleet. 'German Economy' is the
+# German Reparations counter (the bot's Anschluss 'No', IT:1900-1902).
+FACTION_TOKENS = {"france": {"german_containment", "german_reparations", "empire:france"},
+                  "uk": {"bolshevik_containment", "empire:uk", "naval:uk"},
+                  "usa": {"self_determination", "industrial_growth", "naval:usa"}}
+ONE_COUNTER = ("none", "german_containment", "german_reparations", "industrial_growth", "self_determination",
+               "bolshevik_containment", "empire:uk", "empire:france")
+
+
+def counters_field(issue: str, option: str):
+    """Reader of an option's counters as one token name ('none', 'kind' or 'kind:flag')."""
+    def read(d):
+        opt = next(o for o in d["issues"][issue]["options"] if o["name"] == option)
+        if not opt["counters"]:
+            return "none"
+        (c,) = opt["counters"]
+        assert c["count"] == 1, "one counter"
+        return f"{c['kind']}:{c['flag']}" if c["kind"] in ("empire", "naval") else c["kind"]
+    return read
+
+
+def _rheinland_piv(v, f):
+    """Potential Issue Value of the Rheinland (6 stars) for each faction: its best option."""
+    opts = [f["occupation"], v["Rheinland / Rhenish Republic / counters"], v["Rheinland / Remains German / counters"]]
+    return {n: 6 + max(int(o in toks) for o in opts) for n, toks in FACTION_TOKENS.items()}
+
+
+RHEINLAND_PIV = Component(
+    "rheinland_piv",
+    (Field("Rheinland / Rhenish Republic / counters", ONE_COUNTER, counters_field("Rheinland", "Rhenish Republic"),
+           "E5: one counter or none"),
+     Field("Rheinland / Remains German / counters", ONE_COUNTER, counters_field("Rheinland", "Remains German"),
+           "E5: one counter or none")),
+    {"occupation": counters_field("Rheinland", "French Occupation")},   # none: the end census (IT:1734-1784)
+    (Line("EN:854", "the RHEINLAND has a PIV of 7 for the USA and France, and 6 for the UK",
+          lambda v, f: _rheinland_piv(v, f) == {"france": 7, "uk": 6, "usa": 7}),),
+)
+
+COMPONENTS = (SOLO_UK, SOLO_USA, SOLO_UNREST, MANUAL_EUROPE, SCORING_REGIONS, MANUAL_EARLY_HAPPINESS, RHEINLAND_PIV)
 
 
 # ------------------------------------------------------------------ the search
