@@ -65,6 +65,11 @@ def test_search_rejects_the_old_readings():
     old_uk["Negotiations with Russia / Don't Offer / happiness uk"] = 0
     assert search_mod._uk_path(old_uk, fixed)[-1] == 12            # the audit's 12, not 10
     assert [ln.source for ln in search_mod.evaluate(uk, old_uk, fixed)] == ["IT:2045-2047"]
+    sr = search_mod.SCORING_REGIONS
+    old_regions = {"regions strategy reading": "H1", "Ethiopia / UK Mandate / unrest africa": 1}
+    assert [ln.source for ln in search_mod.evaluate(sr, old_regions, {})] == ["IT:3015-3019"]
+    assert {"IT:1762", "IT:1784"} <= {ln.source for ln in search_mod.evaluate(
+        sr, {**old_regions, "Ethiopia / UK Mandate / unrest africa": 2}, {})}
 
 
 def test_solitaire_figures_from_the_shipped_data():
