@@ -84,7 +84,8 @@ def run_game(agents: list[Agent], specs: list[dict], *, num_players: int, seed: 
         agent.reset(s)
     buf = np.empty(L.MAX_LEGAL, np.int64)
     actions: list[int] = []
-    seconds = [0.0] * num_players
+    seconds = [0.0] * num_players           # wall-clock time in act()
+    cpu = [0.0] * num_players               # this process's CPU time in act(): steadier on a busy machine
     decisions = [0] * num_players
     forfeit = None
     while not game.is_over:
@@ -93,7 +94,7 @@ def run_game(agents: list[Agent], specs: list[dict], *, num_players: int, seed: 
         mask = np.empty(NUM_ACTIONS, np.int8)
         observe_and_mask(game.state, game.T, p, obs, mask, buf)
         agent = agents[p]
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         try:
             a = agent.act(obs, mask, game.clone() if agent.needs_game else None)
             why = _illegal(a, mask)
@@ -104,6 +105,7 @@ def run_game(agents: list[Agent], specs: list[dict], *, num_players: int, seed: 
             why = f"raised {type(e).__name__}: {e}"
             a = None
         seconds[p] += time.perf_counter() - t0
+        cpu[p] += time.process_time() - c0
         decisions[p] += 1
         if why is not None:
             forfeit = {"seat": p, "label": specs[p]["label"], "step": len(actions), "reason": why,
@@ -119,7 +121,8 @@ def run_game(agents: list[Agent], specs: list[dict], *, num_players: int, seed: 
                        negotiation=negotiation, card_set_label=game.cards.label,
                        card_set_path=None if card_set is None else str(card_set), seats=seats, actions=actions,
                        result=game_result(game, forfeit),
-                       timing={"decisions": decisions, "seconds": [round(x, 6) for x in seconds]},
+                       timing={"decisions": decisions, "seconds": [round(x, 6) for x in seconds],
+                               "cpu_seconds": [round(x, 6) for x in cpu]},
                        tournament=tournament)
 
 

@@ -9,7 +9,8 @@ A record holds everything that defines the game and its outcome:
     actions                every action id, in order
     result                 {"scores": Game.scores() per seat, "ranks", "winners", "forfeit", "truncated",
                             "decisions"}
-    timing                 per seat: decisions taken and seconds spent choosing (not checked on replay)
+    timing                 per seat: decisions taken, wall-clock and CPU seconds spent choosing (the first
+                           decisions in a process include loading compiled code; not checked on replay)
     tournament             {"name", "fingerprint"} when a tournament played it
 
 Ranks follow the rules' tie-break (total, then happiness, then issues controlled; EN:765-769,

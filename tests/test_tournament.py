@@ -128,6 +128,7 @@ def test_agent_rows_count_shared_wins_fractionally_and_rate_the_best_first():
     recs = [_fake(k, ["a", "b", "c"], [1, 2, 3]) for k in range(6)]
     recs.append(_fake(6, ["c", "b", "a"], [1, 1, 3]))                 # b and c share a win
     recs.append(_fake(7, ["a", "b", "c"], [3, 1, 2], forfeit={"seat": 0}))
+    recs[0]["timing"] = {"decisions": [4, 2, 1], "seconds": [0.4, 0.1, 0.0], "cpu_seconds": [0.2, 0.1, 0.0]}
     rows = {r["agent"]: r for r in agent_rows(recs, ["c", "b", "a"])}
     assert [r["agent"] for r in agent_rows(recs, ["c", "b", "a"])] == ["a", "b", "c"]
     assert rows["a"]["wins"] == 6 and rows["b"]["wins"] == 1.5 and rows["c"]["wins"] == 0.5
@@ -136,6 +137,7 @@ def test_agent_rows_count_shared_wins_fractionally_and_rate_the_best_first():
     assert rows["a"]["mean_total"] == pytest.approx((6 * 40 + 20) / 7)       # the forfeited game left out
     assert rows["a"]["mean_rank"] == pytest.approx((6 * 1 + 3 + 3) / 8)
     assert rows["a"]["mu"] > rows["b"]["mu"] > rows["c"]["mu"]
+    assert rows["a"]["ms_per_decision"] == pytest.approx(100) and rows["a"]["cpu_ms_per_decision"] == pytest.approx(50)
 
 
 # ---------------------------------------------------------------------- running

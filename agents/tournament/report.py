@@ -9,19 +9,20 @@ from v1919_env.vocab import NATIONS
 from .stats import SCORE_PARTS, agent_rows, game_counts, seat_win_shares
 
 CSV_COLUMNS = ("agent", "games", "wins", "win_rate", "win_low", "win_high", "forfeits",
-               *(f"mean_{k}" for k in SCORE_PARTS), "mean_rank", "mu", "sigma", "ordinal", "ms_per_decision")
+               *(f"mean_{k}" for k in SCORE_PARTS), "mean_rank", "mu", "sigma", "ordinal", "cpu_ms_per_decision",
+               "ms_per_decision")
 
 
 def markdown_table(rows: list[dict]) -> str:
     head = ("| agent | games | wins | win rate [95% CI] | mean score | issues | flags | strategy | happiness "
-            "| mean rank | mu | sigma | ordinal | forfeits | ms/decision |")
+            "| mean rank | mu | sigma | ordinal | forfeits | CPU ms/decision |")
     lines = [head, "|" + "---|" * head.count(" | ") + "---|"]
     for r in rows:
         lines.append(
             f"| {r['agent']} | {r['games']} | {r['wins']:g} | {100 * r['win_rate']:.1f}% "
             f"[{100 * r['win_low']:.1f}, {100 * r['win_high']:.1f}] | {r['mean_total']:.1f} | {r['mean_issues']:.1f} "
             f"| {r['mean_flags']:.2f} | {r['mean_strategy']:.1f} | {r['mean_happiness']:.2f} | {r['mean_rank']:.2f} "
-            f"| {r['mu']:.2f} | {r['sigma']:.2f} | {r['ordinal']:.2f} | {r['forfeits']} | {r['ms_per_decision']:.3f} |")
+            f"| {r['mu']:.2f} | {r['sigma']:.2f} | {r['ordinal']:.2f} | {r['forfeits']} | {r['cpu_ms_per_decision']:.3f} |")
     return "\n".join(lines)
 
 

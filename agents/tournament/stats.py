@@ -7,6 +7,8 @@
   the rules (a forfeited game stops early, so its scores are partial; it still counts as a game,
   a loss for the forfeiting seat, and in the mean rank).
 - mean rank: 1 = first; tied seats share the better rank.
+- ms per decision: the agent's time in act(), wall clock and CPU (this process's), which includes
+  loading compiled code at a worker's first decisions.
 - OpenSkill ratings (Plackett-Luce, default mu 25, sigma 25/3): every game, in game-index order,
   updates the seated agents with their ranks; ordinal = mu - 3 sigma.
 """
@@ -46,18 +48,18 @@ def openskill_ratings(records: list[dict], labels: list[str]) -> dict[str, tuple
 def agent_rows(records: list[dict], labels: list[str]) -> list[dict]:
     """One row of figures per agent (see the module docstring), best OpenSkill ordinal first."""
     rows = {lab: {"agent": lab, "games": 0, "wins": 0.0, "forfeits": 0, "completed": 0, "rank_sum": 0,
-                  "decisions": 0, "seconds": 0.0, **{f"sum_{k}": 0 for k in SCORE_PARTS}} for lab in labels}
+                  "decisions": 0, "seconds": 0.0, "cpu_seconds": 0.0, **{f"sum_{k}": 0 for k in SCORE_PARTS}} for lab in labels}
     for rec in records:
         res = rec["result"]
         share = 1.0 / len(res["winners"]) if res["winners"] else 0.0
-        timing = rec.get("timing") or {"decisions": [0] * len(rec["seats"]), "seconds": [0.0] * len(rec["seats"])}
+        timing = rec.get("timing") or {}
         for p, seat in enumerate(rec["seats"]):
             r = rows[seat["label"]]
             r["games"] += 1
             r["wins"] += share if p in res["winners"] else 0.0
             r["rank_sum"] += res["ranks"][p]
-            r["decisions"] += timing["decisions"][p]
-            r["seconds"] += timing["seconds"][p]
+            for k in ("decisions", "seconds", "cpu_seconds"):
+                r[k] += timing.get(k, [0] * len(rec["seats"]))[p]
             if res["forfeit"] is not None:
                 r["forfeits"] += res["forfeit"]["seat"] == p
                 continue
@@ -75,7 +77,8 @@ def agent_rows(records: list[dict], labels: list[str]) -> list[dict]:
                "win_low": lo, "win_high": hi, "forfeits": r["forfeits"],
                **{f"mean_{k}": r[f"sum_{k}"] / c if c else float("nan") for k in SCORE_PARTS},
                "mean_rank": r["rank_sum"] / n if n else float("nan"), "mu": mu, "sigma": sigma, "ordinal": ordinal,
-               "ms_per_decision": 1000 * r["seconds"] / r["decisions"] if r["decisions"] else float("nan")}
+               **{f"{k}ms_per_decision": 1000 * r[f"{k}seconds"] / r["decisions"] if r["decisions"] else float("nan")
+                  for k in ("", "cpu_")}}
         out.append(row)
     return sorted(out, key=lambda row: -row["ordinal"])
 
