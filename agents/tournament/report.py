@@ -22,7 +22,8 @@ def markdown_table(rows: list[dict]) -> str:
             f"| {r['agent']} | {r['games']} | {r['wins']:g} | {100 * r['win_rate']:.1f}% "
             f"[{100 * r['win_low']:.1f}, {100 * r['win_high']:.1f}] | {r['mean_total']:.1f} | {r['mean_issues']:.1f} "
             f"| {r['mean_flags']:.2f} | {r['mean_strategy']:.1f} | {r['mean_happiness']:.2f} | {r['mean_rank']:.2f} "
-            f"| {r['mu']:.2f} | {r['sigma']:.2f} | {r['ordinal']:.2f} | {r['forfeits']} | {r['cpu_ms_per_decision']:.3f} |")
+            f"| {r['mu']:.2f} | {r['sigma']:.2f} | {r['ordinal']:.2f} | {r['forfeits']} "
+            f"| {r['cpu_ms_per_decision']:.3f} |")
     return "\n".join(lines)
 
 

@@ -48,7 +48,8 @@ def openskill_ratings(records: list[dict], labels: list[str]) -> dict[str, tuple
 def agent_rows(records: list[dict], labels: list[str]) -> list[dict]:
     """One row of figures per agent (see the module docstring), best OpenSkill ordinal first."""
     rows = {lab: {"agent": lab, "games": 0, "wins": 0.0, "forfeits": 0, "completed": 0, "rank_sum": 0,
-                  "decisions": 0, "seconds": 0.0, "cpu_seconds": 0.0, **{f"sum_{k}": 0 for k in SCORE_PARTS}} for lab in labels}
+                  "decisions": 0, "seconds": 0.0, "cpu_seconds": 0.0, **{f"sum_{k}": 0 for k in SCORE_PARTS}}
+            for lab in labels}
     for rec in records:
         res = rec["result"]
         share = 1.0 / len(res["winners"]) if res["winners"] else 0.0
