@@ -1,1 +1,7 @@
-"""Self-play training, evaluation and tournaments (needs the `train` extra: torch, sb3)."""
+"""Self-play training (needs the `train` extra: torch, sb3-contrib): `v1919 train CONFIG.yaml`.
+
+Stages, one module each: config (YAML validation and defaults), envs (the compiled vector env as an
+SB3 VecEnv), opponents (frozen past policies, the opponent pool), policy (the network), learner
+(MaskablePPO, run directory, checkpoints, schedule, budget, resume), evaluate (tournaments against
+the baselines), plots (learning curve), cli.
+"""

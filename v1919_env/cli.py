@@ -86,6 +86,13 @@ def _cmd_agents(args) -> int:
     return getattr(commands, f"cmd_{args.cmd}")(args)
 
 
+def _cmd_train(args) -> int:
+    """`v1919 train`: training/cli.py (imports torch only when run)."""
+    from training.cli import run
+
+    return run(args)
+
+
 def _cmd_replay(args) -> int:
     """`v1919 replay`: printed by agents/commands.py, or written as an HTML viewer with --html."""
     if args.html is None:
@@ -192,6 +199,11 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--env", action="store_true", help="also measure the PettingZoo AEC and Gymnasium envs")
     b.set_defaults(func=_cmd_bench)
     _add_agent_commands(sub)
+    from training.cli import DESCRIPTION, add_arguments
+    tr = sub.add_parser("train", help="train a MaskablePPO agent from a YAML config (needs the train extra)",
+                        description=DESCRIPTION, epilog="example:\n  v1919 train configs/train/smoke.yaml",
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_arguments(tr).set_defaults(func=_cmd_train)
     return p
 
 

@@ -1,0 +1,185 @@
+"""Training configs (YAML): every hyper-parameter of a run, validated, with errors that name the field.
+
+    name: rulebot_4p              # run name (default: the file's stem); the run directory is runs/train/<name>
+    seed: 0
+    num_players: 4
+    variant: standard
+    reward: win_loss              # win_loss | rank | score_margin, or weights {win_loss: 1.0, score_margin: 0.2}
+    budget: {steps: 2000000}      # and/or {minutes: 60}: training stops at the first reached
+    torch_threads: 1              # one thread: more fight the env for this machine's two cores
+    env: {num_envs: 64, seat: null, illegal_penalty: -1.0}    # seat null: drawn per episode
+    opponents: {random: 0.5, rulebot: 0.3, self: 0.2}        # ratios per seat; self = past checkpoints
+    self_play: {pool_size: 5, snapshot_every_steps: 100000, deterministic: false}
+    policy: {trunk: [256], pi: [128], vf: [128], activation: relu}
+    ppo: {learning_rate: 3.0e-4, n_steps: 128, batch_size: 1024, n_epochs: 4, gamma: 0.995, ...}
+    evaluation: {every_steps: 200000, games: 100, final_games: 400, opponents: [random, rulebot],
+                 workers: 0, deterministic: true}
+    checkpoint_every_steps: 100000
+
+Everything left out takes the defaults below (DEFAULTS); the resolved config is written into the
+run directory, so a run is reproduced from that file alone.
+"""
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import yaml
+
+from v1919_env.rewards import REWARD_KINDS
+
+DEFAULTS = {
+    "name": None,
+    "seed": 0,
+    "num_players": 4,
+    "variant": "standard",
+    "reward": "win_loss",
+    "budget": {"steps": 1_000_000, "minutes": None},
+    "torch_threads": 1,
+    "device": "cpu",
+    "env": {"num_envs": 64, "seat": None, "illegal_penalty": -1.0, "workers": 1},
+    "opponents": {"random": 1.0},
+    "self_play": {"pool_size": 5, "snapshot_every_steps": 100_000, "deterministic": False},
+    "policy": {"trunk": [256], "pi": [128], "vf": [128], "activation": "relu"},
+    "ppo": {"learning_rate": 3.0e-4, "n_steps": 128, "batch_size": 1024, "n_epochs": 4, "gamma": 0.995,
+            "gae_lambda": 0.95, "clip_range": 0.2, "ent_coef": 0.01, "vf_coef": 0.5, "max_grad_norm": 0.5,
+            "normalize_advantage": True},
+    "evaluation": {"every_steps": 200_000, "games": 100, "final_games": 400, "opponents": ["random", "rulebot"],
+                   "workers": 0, "deterministic": True},
+    "checkpoint_every_steps": 100_000,
+}
+SELF = "self"                    # the opponent-pool key of the learner's past checkpoints
+ACTIVATIONS = ("relu", "tanh")
+
+
+class ConfigError(ValueError):
+    """A training config that cannot be run; the message names the field at fault."""
+
+
+def _merge(base: dict, raw: dict, where: str = "") -> dict:
+    out = copy.deepcopy(base)
+    for k, v in raw.items():
+        path = f"{where}{k}"
+        if k not in base:
+            raise ConfigError(f"{path}: unknown key; known: {', '.join(base)}")
+        if isinstance(base[k], dict) and k not in ("opponents", "reward"):
+            if not isinstance(v, dict):
+                raise ConfigError(f"{path}: expected a mapping, got {v!r}")
+            out[k] = _merge(base[k], v, path + ".")
+        else:
+            out[k] = v
+    return out
+
+
+def _number(cfg: dict, path: str, kind=(int, float), lo=None, hi=None, allow_none: bool = False):
+    node = cfg
+    keys = path.split(".")
+    for k in keys[:-1]:
+        node = node[k]
+    v = node[keys[-1]]
+    if v is None and allow_none:
+        return v
+    if isinstance(v, bool) or not isinstance(v, kind):
+        want = "an integer" if kind is int else "a number"
+        raise ConfigError(f"{path}: expected {want}{' or null' if allow_none else ''}, got {v!r}")
+    if (lo is not None and v < lo) or (hi is not None and v > hi):
+        raise ConfigError(f"{path}: {v} is out of range [{lo}, {hi if hi is not None else 'inf'}]")
+    return v
+
+
+def _layers(cfg: dict, path: str) -> None:
+    v = cfg["policy"][path.split(".")[1]]
+    if not isinstance(v, list) or not all(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in v):
+        raise ConfigError(f"{path}: expected a list of layer widths (positive integers), got {v!r}")
+
+
+def validate(cfg: dict) -> dict:
+    """Check every field of a merged config; returns it."""
+    from agents.base import agent_names
+    from v1919_env.vector_env import reward_weights
+    from v1919_env.vector_kernels import COMPILED_POLICIES
+
+    _number(cfg, "seed", int, 0)
+    if cfg["num_players"] not in (3, 4) or isinstance(cfg["num_players"], bool):
+        raise ConfigError(f"num_players: 3 or 4, got {cfg['num_players']!r}")
+    try:
+        reward_weights(cfg["reward"])
+    except ValueError as e:
+        raise ConfigError(f"reward: {e} (kinds: {', '.join(REWARD_KINDS)})") from None
+    _number(cfg, "budget.steps", int, 1, allow_none=True)
+    _number(cfg, "budget.minutes", (int, float), 0, allow_none=True)
+    if cfg["budget"]["steps"] is None and cfg["budget"]["minutes"] is None:
+        raise ConfigError("budget: give steps, minutes or both")
+    _number(cfg, "torch_threads", int, 1)
+    _number(cfg, "env.num_envs", int, 1)
+    _number(cfg, "env.seat", int, 0, cfg["num_players"] - 1, allow_none=True)
+    _number(cfg, "env.illegal_penalty")
+    if cfg["env"]["workers"] != 1:
+        raise ConfigError(f"env.workers: only 1 is supported (the vector env steps every game in the training "
+                          f"process, far faster than the learner), got {cfg['env']['workers']!r}")
+    opp = cfg["opponents"]
+    if not isinstance(opp, dict) or not opp:
+        raise ConfigError(f"opponents: expected a mapping of opponent: ratio, got {opp!r}")
+    for k, v in opp.items():
+        if k != SELF and k not in COMPILED_POLICIES:
+            raise ConfigError(f"opponents.{k}: not a compiled agent or '{SELF}'; choose from "
+                              f"{', '.join(list(COMPILED_POLICIES) + [SELF])}")
+        _number(cfg, f"opponents.{k}", (int, float), 0)
+    if sum(opp.values()) <= 0:
+        raise ConfigError("opponents: the ratios must add up to more than 0")
+    _number(cfg, "self_play.pool_size", int, 1)
+    _number(cfg, "self_play.snapshot_every_steps", int, 1)
+    for layer in ("trunk", "pi", "vf"):
+        _layers(cfg, f"policy.{layer}")
+    if cfg["policy"]["activation"] not in ACTIVATIONS:
+        raise ConfigError(f"policy.activation: one of {ACTIVATIONS}, got {cfg['policy']['activation']!r}")
+    for k in ("n_steps", "batch_size", "n_epochs"):
+        _number(cfg, f"ppo.{k}", int, 1)
+    for k in ("learning_rate", "clip_range", "ent_coef", "vf_coef", "max_grad_norm"):
+        _number(cfg, f"ppo.{k}", (int, float), 0)
+    for k in ("gamma", "gae_lambda"):
+        _number(cfg, f"ppo.{k}", (int, float), 0, 1)
+    ev = cfg["evaluation"]
+    _number(cfg, "evaluation.every_steps", int, 1, allow_none=True)
+    for k in ("games", "final_games"):
+        _number(cfg, f"evaluation.{k}", int, 0)
+        if ev[k] % 4:
+            raise ConfigError(f"evaluation.{k}: a multiple of 4 (the tournament rotates the seats), got {ev[k]}")
+    _number(cfg, "evaluation.workers", int, 0)
+    if not isinstance(ev["opponents"], list) or not ev["opponents"]:
+        raise ConfigError(f"evaluation.opponents: a list of agent names, got {ev['opponents']!r}")
+    known = agent_names()
+    for k, name in enumerate(ev["opponents"]):
+        if name not in known:
+            raise ConfigError(f"evaluation.opponents[{k}]: unknown agent {name!r}; agents: {', '.join(known)}")
+    _number(cfg, "checkpoint_every_steps", int, 1)
+    return cfg
+
+
+def config_from_dict(raw: dict, name: str = "train") -> dict:
+    """Merge a decoded config over DEFAULTS and validate it (ConfigError names the field)."""
+    if not isinstance(raw, dict):
+        raise ConfigError(f"a training config is a mapping of the keys {', '.join(DEFAULTS)}, got {type(raw).__name__}")
+    cfg = _merge(DEFAULTS, raw)
+    if cfg["name"] is None:
+        cfg["name"] = name
+    return validate(cfg)
+
+
+def load_config(path) -> dict:
+    """Read, merge and validate a YAML training config."""
+    p = Path(path)
+    try:
+        raw = yaml.safe_load(p.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise ConfigError(f"cannot read {p}: {e.strerror}") from e
+    except yaml.YAMLError as e:
+        raise ConfigError(f"{p}: not valid YAML: {e}") from e
+    try:
+        return config_from_dict(raw or {}, name=p.stem)
+    except ConfigError as e:
+        raise ConfigError(f"{p}: {e}") from e
+
+
+def dump_config(cfg: dict) -> str:
+    return yaml.safe_dump(cfg, sort_keys=False)

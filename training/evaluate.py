@@ -1,0 +1,68 @@
+"""Evaluation of a checkpoint through the tournament code: 4-player (or 3-player) games of the
+`learned` agent against copies of one baseline agent, the seats rotated, the win rate with Wilson's
+95% interval computed from the games' records (agents/tournament/stats.py)."""
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from agents.tournament import config_from_dict, play_games
+from agents.tournament.runner import finished_games
+from agents.tournament.stats import agent_rows
+
+LEARNED = "learned"
+CSV_COLUMNS = ("step", "minutes", "opponent", "games", "wins", "win_rate", "win_low", "win_high", "mean_total",
+               "mean_rank")
+
+
+def tournament_config(checkpoint, opponent: str, games: int, cfg: dict, seed: int, deterministic: bool = True):
+    """The tournament of `checkpoint` (seat label 'learned') against num_players - 1 copies of `opponent`."""
+    n = cfg["num_players"]
+    agents = [{"name": LEARNED, "label": LEARNED, "options": {"path": str(checkpoint),
+                                                              "deterministic": deterministic}}]
+    agents += [{"name": opponent, "label": f"{opponent}-{k + 1}"} for k in range(n - 1)]
+    return config_from_dict({"name": f"eval-{opponent}", "num_players": n, "variant": cfg["variant"],
+                             "games": games, "seed": seed, "workers": cfg["evaluation"]["workers"],
+                             "agents": agents})
+
+
+def evaluate(checkpoint, cfg: dict, out_dir, games: int, seed: int, progress: bool = False) -> list[dict]:
+    """Play `games` games against each evaluation opponent (a tournament directory per opponent
+    under out_dir, resumable); one row per opponent (CSV_COLUMNS less step and minutes)."""
+    rows = []
+    for opp in cfg["evaluation"]["opponents"]:
+        tcfg = tournament_config(checkpoint, opp, games, cfg, seed, cfg["evaluation"]["deterministic"])
+        d = Path(out_dir) / opp
+        res = play_games(tcfg, d, progress=progress, log=lambda *_: None)
+        if res["failed"]:
+            raise RuntimeError(f"evaluation against {opp}: {len(res['failed'])} game(s) failed: "
+                               f"{next(iter(res['failed'].values()))}")
+        records = finished_games(tcfg, d, repair=False)
+        row = next(r for r in agent_rows(records, tcfg.labels) if r["agent"] == LEARNED)
+        rows.append({"opponent": opp, "games": row["games"], "wins": row["wins"], "win_rate": row["win_rate"],
+                     "win_low": row["win_low"], "win_high": row["win_high"], "mean_total": row["mean_total"],
+                     "mean_rank": row["mean_rank"]})
+    return rows
+
+
+def append_rows(csv_path, rows: list[dict], step: int, minutes: float) -> None:
+    """Append evaluation rows (with the training step and minutes) to the run's CSV."""
+    p = Path(csv_path)
+    new = not p.exists()
+    with open(p, "a", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=CSV_COLUMNS)
+        if new:
+            w.writeheader()
+        for r in rows:
+            w.writerow({"step": step, "minutes": round(minutes, 3), **r})
+
+
+def read_rows(csv_path) -> list[dict]:
+    """The CSV's rows, numbers as floats; of several rows for one (step, opponent), the last (a final
+    evaluation extends the scheduled one at the same step with more games)."""
+    p = Path(csv_path)
+    if not p.exists():
+        return []
+    with open(p, newline="") as fh:
+        rows = [{k: (v if k == "opponent" else float(v)) for k, v in r.items()} for r in csv.DictReader(fh)]
+    return list({(r["step"], r["opponent"]): r for r in rows}.values())

@@ -1,0 +1,251 @@
+"""The learner: MaskablePPO on the compiled vector env, with the run directory, the opponent pool,
+checkpoints, the evaluation schedule, the budget and --resume.
+
+Run directory (runs/train/<name> unless given):
+    config.yaml          the resolved config (every hyper-parameter)
+    checkpoints/         step_<N>.zip every checkpoint_every_steps, latest.zip, final.zip;
+                         snapshots/ the frozen policies of the self-play pool
+    tb/                  TensorBoard logs (SB3's rollout/train figures, eval/win_rate_<opponent>)
+    evaluations.csv      one row per evaluation and opponent: win rate and its 95% interval
+    learning_curve.png   the CSV as a plot
+    eval/<step>/<opponent>/   the evaluation tournaments (games.jsonl, results.md)
+    state.json           steps, training seconds, pool snapshots, schedule: what --resume reads
+The minutes budget counts training time only (evaluations excluded); both are in state.json.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import time
+from pathlib import Path
+
+import torch
+from stable_baselines3.common.callbacks import BaseCallback
+
+from .config import SELF, ConfigError, dump_config
+from .envs import make_vec_env
+from .evaluate import append_rows, evaluate
+from .opponents import OpponentPool
+from .plots import plot_learning_curve
+from .policy import policy_kwargs
+
+EVAL_SEED_OFFSET = 7919       # evaluations play the same game seeds at every step (less noise in the curve)
+STATE_FILE = "state.json"
+
+
+class RunError(RuntimeError):
+    """A run directory that cannot be (re)used as asked."""
+
+
+def _ckpt(run: Path, name: str) -> Path:
+    return run / "checkpoints" / name
+
+
+class _Schedule:
+    """Next step at which something periodic is due (kept in state.json for --resume)."""
+
+    def __init__(self, every: int | None, next_at: int | None = None):
+        self.every = every
+        self.next_at = next_at if next_at is not None else every
+
+    def due(self, step: int) -> bool:
+        if self.every is None or step < self.next_at:
+            return False
+        while self.next_at <= step:
+            self.next_at += self.every
+        return True
+
+
+class TrainCallback(BaseCallback):
+    """Budget, checkpoints, pool snapshots, evaluations and the progress bar, at every vector step."""
+
+    def __init__(self, trainer: "Trainer"):
+        super().__init__()
+        self.t = trainer
+
+    def _on_training_start(self) -> None:
+        self.t.started = time.perf_counter()
+
+    def _on_step(self) -> bool:
+        t, step = self.t, self.num_timesteps
+        t.bar_update(step)
+        if t.ckpt.due(step):
+            t.save_checkpoint(step)
+        if t.snap.due(step):
+            t.snapshot(step)
+        if t.evals.due(step):
+            t.run_evaluation(step, t.cfg["evaluation"]["games"], self.logger)
+        budget = t.cfg["budget"]["minutes"]
+        return budget is None or t.train_seconds() < 60.0 * budget
+
+
+class Trainer:
+    """One training run (see the module docstring)."""
+
+    def __init__(self, cfg: dict, run_dir=None, resume: bool = False, progress: bool = True, log=print):
+        self.cfg, self.progress, self.log = cfg, progress, log
+        self.run = Path(run_dir) if run_dir is not None else Path("runs/train") / cfg["name"]
+        self.state = self._open_run(resume)
+        torch.set_num_threads(cfg["torch_threads"])
+        ratios = {k: float(v) for k, v in cfg["opponents"].items()}
+        sp = cfg["self_play"]
+        self.pool = OpponentPool(ratios, sp["pool_size"], sp["deterministic"], seed=cfg["seed"])
+        self.venv, self.engine = make_vec_env(cfg, ["random"], None, seed=cfg["seed"] + self.state["resumes"])
+        self.model = self._make_model(resume)
+        if resume and self.state["snapshots"]:
+            self.pool.load_snapshots([tuple(x) for x in self.state["snapshots"]])
+        elif ratios.get(SELF, 0) > 0:
+            self.snapshot(self.model.num_timesteps)
+        self.pool.apply(self.engine)
+        st = self.state["schedule"]
+        self.ckpt = _Schedule(cfg["checkpoint_every_steps"], st.get("ckpt"))
+        self.snap = _Schedule(sp["snapshot_every_steps"] if ratios.get(SELF, 0) > 0 else None, st.get("snap"))
+        self.evals = _Schedule(cfg["evaluation"]["every_steps"], st.get("eval"))
+        self.started = time.perf_counter()
+        self.bar = None
+        self.last_eval = ""
+
+    # ------------------------------------------------------------------ run directory
+    def _open_run(self, resume: bool) -> dict:
+        state_path = self.run / STATE_FILE
+        cfg_text = dump_config(self.cfg)
+        if resume:
+            if not state_path.exists():
+                raise RunError(f"--resume: no run to resume in {self.run} (no {STATE_FILE})")
+            state = json.loads(state_path.read_text())
+            old = state["config"]
+            diff = sorted(k for k in set(old) | set(self.cfg) if k != "budget" and old.get(k) != self.cfg.get(k))
+            if diff:
+                raise RunError(f"--resume: the config differs from the run's in {', '.join(diff)} (only the budget "
+                               f"may change); use another run directory")
+            state["resumes"] += 1
+        else:
+            if state_path.exists():
+                raise RunError(f"{self.run} already holds a run; --resume continues it, or choose another --out")
+            state = {"num_timesteps": 0, "train_seconds": 0.0, "eval_seconds": 0.0, "snapshots": [], "schedule": {},
+                     "resumes": 0}
+        state["config"] = self.cfg
+        (self.run / "checkpoints" / "snapshots").mkdir(parents=True, exist_ok=True)
+        (self.run / "config.yaml").write_text(cfg_text)
+        return state
+
+    def _make_model(self, resume: bool):
+        from sb3_contrib import MaskablePPO
+
+        if resume:
+            path = _ckpt(self.run, "latest.zip")
+            if not path.exists():
+                raise RunError(f"--resume: {path} is missing")
+            return MaskablePPO.load(str(path), env=self.venv, device=self.cfg["device"],
+                                    tensorboard_log=str(self.run / "tb"))
+        return MaskablePPO("MlpPolicy", self.venv, seed=self.cfg["seed"], device=self.cfg["device"],
+                           tensorboard_log=str(self.run / "tb"), policy_kwargs=policy_kwargs(self.cfg), verbose=0,
+                           **self.cfg["ppo"])
+
+    def save_state(self) -> None:
+        self.state["num_timesteps"] = int(self.model.num_timesteps)
+        self.state["snapshots"] = self.pool.state()
+        self.state["schedule"] = {"ckpt": self.ckpt.next_at, "snap": self.snap.next_at, "eval": self.evals.next_at}
+        (self.run / STATE_FILE).write_text(json.dumps(self.state, indent=1))
+
+    # ------------------------------------------------------------------ periodic work
+    def train_seconds(self) -> float:
+        return self.state["train_seconds"] + time.perf_counter() - self.started
+
+    @contextlib.contextmanager
+    def _pause(self):
+        """Work inside does not count as training time (it goes to eval_seconds)."""
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            dt = time.perf_counter() - t0
+            self.started += dt
+            self.state["eval_seconds"] += dt
+
+    def save_checkpoint(self, step: int) -> Path:
+        path = _ckpt(self.run, f"step_{step:09d}.zip")
+        self.model.save(str(path))
+        self.model.save(str(_ckpt(self.run, "latest.zip")))
+        self.state["train_seconds_at_save"] = self.train_seconds()
+        self.save_state()
+        return path
+
+    def snapshot(self, step: int) -> None:
+        path = _ckpt(self.run, f"snapshots/self_{step:09d}.zip")
+        self.model.save(str(path))
+        self.pool.add_snapshot(self.model, step, str(path))
+        self.pool.apply(self.engine)
+
+    def run_evaluation(self, step: int, games: int, logger=None) -> list[dict]:
+        if games == 0:
+            return []
+        with self._pause():
+            path = _ckpt(self.run, f"step_{step:09d}.zip")
+            if not path.exists():
+                self.model.save(str(path))
+            rows = evaluate(path, self.cfg, self.run / "eval" / f"{step:09d}", games,
+                            seed=self.cfg["seed"] + EVAL_SEED_OFFSET)
+            minutes = self.train_seconds() / 60.0
+            append_rows(self.run / "evaluations.csv", rows, step, minutes)
+            plot_learning_curve(self.run / "evaluations.csv", self.run / "learning_curve.png",
+                                title=f"{self.cfg['name']}: learned vs baselines", num_players=self.cfg["num_players"])
+            self.last_eval = " ".join(f"{r['opponent']} {100 * r['win_rate']:.0f}%" for r in rows)
+            if logger is not None:
+                for r in rows:
+                    logger.record(f"eval/win_rate_{r['opponent']}", r["win_rate"])
+            if self.bar is not None:
+                self.bar.write(f"step {step:,}: " + ", ".join(
+                    f"vs {r['opponent']} {100 * r['win_rate']:.1f}% [{100 * r['win_low']:.1f}, "
+                    f"{100 * r['win_high']:.1f}] of {r['games']}" for r in rows))
+        return rows
+
+    def bar_update(self, step: int) -> None:
+        if self.bar is None:
+            return
+        self.bar.n = step
+        dt = self.train_seconds() - self._bar_t0[1]
+        rate = (step - self._bar_t0[0]) / dt if dt > 0 else 0.0
+        self.bar.set_postfix_str(f"{rate:,.0f} steps/s {self.last_eval}", refresh=False)
+        self.bar.refresh() if step % (self.engine.num_envs * 16) == 0 else None
+
+    # ------------------------------------------------------------------ the run
+    def train(self) -> dict:
+        """Train to the budget, then save final.zip, evaluate it with final_games and plot."""
+        from tqdm import tqdm
+
+        budget = self.cfg["budget"]
+        steps = budget["steps"] if budget["steps"] is not None else 10 ** 12
+        remaining = max(0, steps - self.model.num_timesteps)
+        cb = TrainCallback(self)
+        self.bar = tqdm(total=budget["steps"], initial=self.model.num_timesteps, unit="step", unit_scale=True,
+                        disable=not self.progress, dynamic_ncols=True)
+        self._bar_t0 = (self.model.num_timesteps, self.state["train_seconds"])
+        self.started = time.perf_counter()
+        try:
+            if remaining > 0 and (budget["minutes"] is None or self.state["train_seconds"] < 60 * budget["minutes"]):
+                self.model.learn(total_timesteps=remaining, callback=cb, reset_num_timesteps=False,
+                                 tb_log_name="ppo")
+        finally:
+            self.state["train_seconds"] = self.train_seconds()
+            self.started = time.perf_counter()
+            self.model.save(str(_ckpt(self.run, "latest.zip")))
+            self.save_state()
+        step = int(self.model.num_timesteps)
+        self.model.save(str(_ckpt(self.run, "final.zip")))
+        rows = self.run_evaluation(step, self.cfg["evaluation"]["final_games"])
+        self.bar.close()
+        self.save_state()
+        summary = {"run_dir": str(self.run), "steps": step, "train_minutes": self.state["train_seconds"] / 60,
+                   "eval_minutes": self.state["eval_seconds"] / 60,
+                   "steps_per_s": step / self.state["train_seconds"] if self.state["train_seconds"] else 0.0,
+                   "final": rows}
+        (self.run / "summary.json").write_text(json.dumps(summary, indent=1))
+        return summary
+
+
+def train(cfg: dict, run_dir=None, resume: bool = False, progress: bool = True, log=print) -> dict:
+    """Run (or with resume, continue) the training a resolved config describes; returns the summary."""
+    if not isinstance(cfg, dict):
+        raise ConfigError("train() takes a resolved config (training.config.load_config)")
+    return Trainer(cfg, run_dir, resume, progress, log).train()

@@ -1,0 +1,36 @@
+"""The learning curve of a run: win rate with its 95% interval against each evaluation opponent over
+training steps, from the run's evaluations.csv alone."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from .evaluate import read_rows
+
+
+def plot_learning_curve(csv_path, png_path, title: str = "", num_players: int = 4) -> Path | None:
+    """Write the PNG; None when the CSV has no rows yet."""
+    rows = read_rows(csv_path)
+    if not rows:
+        return None
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.2), dpi=110)
+    for opp in dict.fromkeys(r["opponent"] for r in rows):
+        rs = sorted((r for r in rows if r["opponent"] == opp), key=lambda r: r["step"])
+        x = [r["step"] for r in rs]
+        ax.plot(x, [r["win_rate"] for r in rs], marker="o", label=f"vs {num_players - 1} x {opp}")
+        ax.fill_between(x, [r["win_low"] for r in rs], [r["win_high"] for r in rs], alpha=0.2)
+    ax.axhline(1.0 / num_players, color="grey", linestyle="--", linewidth=1, label=f"equal share 1/{num_players}")
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("learner steps")
+    ax.set_ylabel("win rate (95% Wilson interval)")
+    ax.set_title(title or "learning curve")
+    ax.grid(alpha=0.3)
+    ax.legend(loc="upper left", fontsize=8)
+    fig.tight_layout()
+    out = Path(png_path)
+    fig.savefig(out)
+    plt.close(fig)
+    return out
