@@ -1,8 +1,10 @@
 """Agents for Versailles 1919: built by name (`make_agent("random", seed=0)`), one module each.
 
 See agents/base.py for the interface."""
-from .base import Agent, AgentError, agent_names, agent_options, make_agent, parse_agent_spec, register
-from . import random_agent  # noqa: F401  (registers "random")
+from .base import (Agent, AgentError, agent_names, agent_options, make_agent, parse_agent_spec, register,
+                   require_game)
+from . import greedy, ismcts, random_agent, rulebot  # noqa: F401  (register "greedy", "ismcts", "random", "rulebot")
 from . import human, learned  # noqa: F401  (register "human" and "learned"; learned imports torch only when built)
 
-__all__ = ["Agent", "AgentError", "agent_names", "agent_options", "make_agent", "parse_agent_spec", "register"]
+__all__ = ["Agent", "AgentError", "agent_names", "agent_options", "make_agent", "parse_agent_spec", "register",
+           "require_game"]

@@ -39,6 +39,14 @@ class Agent:
         return f"{type(self).__name__}()"
 
 
+def require_game(agent: Agent, game):
+    """The Game an agent that reads it was given; a clear error when the caller passed none."""
+    if game is None:
+        raise AgentError(f"agent {agent.name!r} needs the game: call act(observation, action_mask, game=...) "
+                         f"(environments pass it to agents whose needs_game is True)")
+    return game
+
+
 _REGISTRY: dict[str, type[Agent]] = {}
 
 

@@ -1,0 +1,40 @@
+"""`greedy`: one-ply lookahead. Every legal action is tried on `samples` determinized copies of the
+game (the dice and draws it triggers are sampled, never read from the real game) and scored by
+the evaluation of v1919_env/core/search.py (`evaluate`, documented in docs/agents.md): the seat's
+victory-point estimate minus the best other seat's."""
+from __future__ import annotations
+
+import numpy as np
+
+from v1919_env.core.bots import seed_policy_rng
+from v1919_env.core.layout import MAX_LEGAL, STATE_SIZE
+from v1919_env.core.search import greedy_action
+
+from .base import Agent, register, require_game
+
+
+@register("greedy")
+class GreedyAgent(Agent):
+    """samples: determinized copies per action (>= 1); seed: determinizations and tie-breaks."""
+
+    needs_game = True
+
+    def __init__(self, samples: int = 2, seed: int | None = None):
+        if int(samples) != samples or samples < 1:
+            raise ValueError(f"samples must be a positive integer, got {samples!r}")
+        self.samples = int(samples)
+        self.seed = seed
+        self.reset(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        s = self.seed if seed is None else seed
+        self._rng = seed_policy_rng(0 if s is None else int(s) & 0x7FFFFFFFFFFFFFFF)
+        self._s = np.zeros(STATE_SIZE, np.int32)
+        self._acts = np.empty(MAX_LEGAL, np.int64)
+
+    def act(self, observation, action_mask, game=None) -> int:
+        g = require_game(self, game)
+        return int(greedy_action(g.state, g.T, self.samples, self._rng, self._s, self._acts))
+
+    def __repr__(self) -> str:
+        return f"GreedyAgent(samples={self.samples}, seed={self.seed!r})"

@@ -1,0 +1,129 @@
+"""`ismcts`: information-set Monte Carlo tree search (single-observer, with availability counts).
+
+Each iteration determinizes the hidden information (`v1919_env.core.search.determinize`, the
+compiled counterpart of `Game.determinize`: deck orders and dice resampled from a canonical order,
+so nothing about the real hidden order leaks in), descends the tree by UCT over the legal actions,
+adds one node, finishes the game with a compiled rollout (random or rule-bot play) and backs the
+seats' win shares up. The parts live apart: `SearchTree` (flat arrays), the selection rule
+(`uct_score`, its constant `explore`), the determinization and the rollout policy; the whole
+iteration loop runs compiled (`ismcts_iterate`). Decisions with one legal action are answered at
+once; the answer is the most visited root action (then the best mean, then the first legal).
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from v1919_env.core.bots import POLICY_NAMES, seed_policy_rng
+from v1919_env.core.layout import MAX_LEGAL, MAX_PLAYERS, STATE_SIZE
+from v1919_env.core.search import MAX_PATH, ismcts_iterate, root_child_stats, tree_reset
+
+from .base import Agent, register, require_game
+
+TIME_CHUNK = 16            # iterations per compiled call when the budget is in milliseconds
+DEFAULT_TIME_NODES = 1 << 16
+
+
+class SearchTree:
+    """The flat-array tree: node statistics, (parent, action) -> child hash table, counters."""
+
+    def __init__(self, max_nodes: int):
+        self.max_nodes = int(max_nodes)
+        self.TF = np.zeros((self.max_nodes, 3), np.float64)
+        self.TI = np.zeros((self.max_nodes, 2), np.int64)
+        size = 1
+        while size < 2 * self.max_nodes + 2:
+            size *= 2
+        self.hk = np.full(size, -1, np.int64)
+        self.hv = np.zeros(size, np.int64)
+        self.meta = np.zeros(2, np.int64)
+        self.reset()
+
+    def reset(self) -> None:
+        tree_reset(self.TF, self.TI, self.hk, self.meta)
+
+    @property
+    def nodes(self) -> int:
+        return int(self.meta[0])
+
+    @property
+    def iterations(self) -> int:
+        return int(self.meta[1])
+
+    def root_stats(self, actions: np.ndarray) -> np.ndarray:
+        """[len(actions), 2]: visits and mean reward of each root action."""
+        out = np.zeros((len(actions), 2), np.float64)
+        root_child_stats(self.TF, self.hk, self.hv, np.asarray(actions, np.int64), len(actions), out)
+        return out
+
+
+@register("ismcts")
+class ISMCTSAgent(Agent):
+    """iterations: per decision (used when time_ms is None); time_ms: milliseconds per decision
+    instead; rollout: 'random' or 'rulebot'; explore: the UCT constant (rewards are win shares in
+    [0, 1]); max_rollout: decisions per rollout before it is cut (scored as it stands); seed."""
+
+    needs_game = True
+
+    def __init__(self, iterations: int = 200, time_ms: float | None = None, rollout: str = "random",
+                 explore: float = 0.7, max_rollout: int = 20000, seed: int | None = None):
+        if int(iterations) != iterations or iterations < 1:
+            raise ValueError(f"iterations must be a positive integer, got {iterations!r}")
+        if time_ms is not None and not time_ms > 0:
+            raise ValueError(f"time_ms must be a positive number of milliseconds or None, got {time_ms!r}")
+        if rollout not in POLICY_NAMES:
+            raise ValueError(f"rollout must be one of {', '.join(POLICY_NAMES)}, got {rollout!r}")
+        if not explore >= 0:
+            raise ValueError(f"explore must be >= 0, got {explore!r}")
+        self.iterations = int(iterations)
+        self.time_ms = None if time_ms is None else float(time_ms)
+        self.rollout = rollout
+        self.explore = float(explore)
+        self.max_rollout = int(max_rollout)
+        self.seed = seed
+        self.tree = SearchTree(DEFAULT_TIME_NODES if self.time_ms is not None else self.iterations + 1)
+        self._policies = np.full(MAX_PLAYERS, POLICY_NAMES.index(rollout), np.int64)
+        self._s = np.zeros(STATE_SIZE, np.int32)
+        self._buf = np.empty(MAX_LEGAL, np.int64)
+        self._path = np.zeros(MAX_PATH, np.int64)
+        self.last_stats: dict | None = None
+        self.reset(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        s = self.seed if seed is None else seed
+        self._rng = seed_policy_rng(0 if s is None else int(s) & 0x7FFFFFFFFFFFFFFF)
+
+    def search(self, game) -> int:
+        """Run the budget from `game` (never modified) and return the number of iterations."""
+        self.tree.reset()
+        t = self.tree
+        args = (t.TF, t.TI, t.hk, t.hv, t.meta, self.explore, self._policies, self.max_rollout, self._rng,
+                self._s, self._buf, self._path)
+        if self.time_ms is None:
+            ismcts_iterate(game.state, game.T, self.iterations, *args)
+        else:
+            end = time.perf_counter() + self.time_ms / 1000.0
+            while True:
+                ismcts_iterate(game.state, game.T, TIME_CHUNK, *args)
+                if time.perf_counter() >= end:
+                    break
+        return t.iterations
+
+    def act(self, observation, action_mask, game=None) -> int:
+        g = require_game(self, game)
+        acts = g.legal_actions()
+        if len(acts) == 0:
+            raise ValueError("the game is over: no legal action")
+        if len(acts) == 1:
+            return int(acts[0])
+        self.search(g)
+        st = self.tree.root_stats(acts)
+        best = max(range(len(acts)), key=lambda j: (st[j, 0], st[j, 1], -j))
+        self.last_stats = {"iterations": self.tree.iterations, "nodes": self.tree.nodes,
+                           "actions": acts, "visits": st[:, 0].copy(), "means": st[:, 1].copy()}
+        return int(acts[best])
+
+    def __repr__(self) -> str:
+        return (f"ISMCTSAgent(iterations={self.iterations}, time_ms={self.time_ms!r}, rollout={self.rollout!r}, "
+                f"explore={self.explore}, seed={self.seed!r})")

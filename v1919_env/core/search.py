@@ -1,0 +1,302 @@
+"""Search kernels for the `greedy` and `ismcts` agents: determinization, a flat-array search tree,
+the UCT selection rule, the information-set MCTS iteration loop and a one-ply lookahead.
+
+Each part is a separate compiled function so it can be swapped and tested alone:
+- `determinize(s, T, rng)`: hidden information resampled in place (the compiled counterpart of
+  `Game.determinize`, with the same constraints), from a canonical order so that the result does
+  not depend on the hidden order it replaces;
+- the tree (`tree_find`, `tree_add`): nodes keyed by (parent, action id) in an open-addressing
+  hash table; per node visits, availability (SO-ISMCTS: how often the action was legal when its
+  parent was reached) and the reward sum of the seat that chose it;
+- `uct_score`: the selection rule;
+- `rollout` (core/bots.py): random or rule-bot play to the end;
+- `ismcts_iterate`: determinize, descend, expand one node, roll out, back up.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .bots import piv, rollout
+from .layout import (EV_DECK, EV_DECK_N, FORCED_N, FORCED_POS, GAME_OVER, INF_AVAIL, ISSUE_DECK, ISSUE_DECK_N,
+                     MAX_PLAYERS, MIL_AVAIL, N_SLOTS, NUM_PLAYERS, PENDING_PLAYER, RNG, SLOT_ISSUE, VARIANT)
+from .board import slot_leader, slot_total
+from .scoring import N_SCORE_COLS, SC_TOTAL, final_scores, winners
+from .step import _policy_next, apply_action, legal
+from .tables import T_GAME_END, T_VAR_SHUFFLE
+
+# tree arrays: F[node] = (visits, availability, reward sum); I[node] = (seat that chose, action)
+TF_VISITS, TF_AVAIL, TF_REWARD = 0, 1, 2
+TI_SEAT, TI_ACTION = 0, 1
+ACTION_KEY = 1024          # > number of action ids
+MAX_PATH = 4096
+
+# greedy evaluation weights (docs/agents.md)
+W_LEAD = 0.5               # share of the PIV of an issue the seat now leads (table or waiting room)
+W_INFLUENCE = 0.15         # per available influence cube
+W_UNIT = 0.5               # per available military unit
+
+
+# ----------------------------------------------------------------------------- determinization
+@njit(cache=True)
+def _rand_below(rng, n):
+    rng[0] = _policy_next(rng[0])
+    return np.int64((rng[0] >> np.uint64(33)) % np.uint64(n))
+
+
+@njit(cache=True)
+def canonical_shuffle(s, start, n, rng):
+    """Sort s[start:start+n], then Fisher-Yates shuffle it with rng: the result depends only on
+    the multiset of values and rng, never on the order it replaces."""
+    for i in range(1, n):
+        x = s[start + i]
+        j = i - 1
+        while j >= 0 and s[start + j] > x:
+            s[start + j + 1] = s[start + j]
+            j -= 1
+        s[start + j + 1] = x
+    for i in range(n - 1, 0, -1):
+        j = _rand_below(rng, i + 1)
+        t = s[start + i]
+        s[start + i] = s[start + j]
+        s[start + j] = t
+
+
+@njit(cache=True)
+def determinize(s, T, rng):
+    """Resample in place what no player sees: the issue deck order (GAME END keeps its public depth;
+    in the longest variant it stays among the bottom mix + 1 cards, EN:188), the event deck order
+    and the dice (a new generator seed; queued forced dice are dropped)."""
+    ge = T[T_GAME_END]
+    n = s[ISSUE_DECK_N]
+    mix = T[T_VAR_SHUFFLE + s[VARIANT]]
+    at = -1
+    for j in range(n):
+        if s[ISSUE_DECK + j] == ge:
+            at = j
+    if at < 0:
+        canonical_shuffle(s, ISSUE_DECK, n, rng)
+    elif mix > 0:
+        k = min(mix + 1, n)
+        canonical_shuffle(s, ISSUE_DECK, k, rng)
+        canonical_shuffle(s, ISSUE_DECK + k, n - k, rng)
+    else:
+        # GAME END at its known depth: shuffle the cards below it and above it as one pool
+        for j in range(at, n - 1):
+            s[ISSUE_DECK + j] = s[ISSUE_DECK + j + 1]
+        canonical_shuffle(s, ISSUE_DECK, n - 1, rng)
+        for j in range(n - 1, at, -1):
+            s[ISSUE_DECK + j] = s[ISSUE_DECK + j - 1]
+        s[ISSUE_DECK + at] = ge
+    canonical_shuffle(s, EV_DECK, s[EV_DECK_N], rng)
+    for h in range(2):
+        rng[0] = _policy_next(rng[0])
+        v = np.int64((rng[0] >> np.uint64(33)) & np.uint64(0x7FFFFFFF))
+        s[RNG + h] = v if v != 0 else 1
+    s[FORCED_POS] = s[FORCED_N]
+
+
+# ----------------------------------------------------------------------------- the tree
+@njit(cache=True)
+def _slot_of(hk, key):
+    mask = hk.shape[0] - 1
+    return np.int64((np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)) & mask
+
+
+@njit(cache=True)
+def tree_reset(TF, TI, hk, meta):
+    """An empty tree holding only the root (node 0)."""
+    hk[:] = -1
+    TF[0, :] = 0.0
+    TI[0, TI_SEAT] = -1
+    TI[0, TI_ACTION] = -1
+    meta[0] = 1        # nodes in use
+    meta[1] = 0        # iterations run
+
+
+@njit(cache=True)
+def tree_find(hk, hv, node, a):
+    """Child of node reached by action a, or -1."""
+    key = node * ACTION_KEY + a
+    mask = hk.shape[0] - 1
+    h = _slot_of(hk, key)
+    while hk[h] != -1:
+        if hk[h] == key:
+            return hv[h]
+        h = (h + 1) & mask
+    return -1
+
+
+@njit(cache=True)
+def tree_add(TF, TI, hk, hv, meta, node, a, seat):
+    """New child of node for action a chosen by seat; -1 when the tree is full."""
+    c = meta[0]
+    if c >= TF.shape[0] or 2 * c >= hk.shape[0]:
+        return -1
+    meta[0] = c + 1
+    TF[c, :] = 0.0
+    TI[c, TI_SEAT] = seat
+    TI[c, TI_ACTION] = a
+    key = node * ACTION_KEY + a
+    mask = hk.shape[0] - 1
+    h = _slot_of(hk, key)
+    while hk[h] != -1:
+        h = (h + 1) & mask
+    hk[h] = key
+    hv[h] = c
+    return c
+
+
+@njit(cache=True)
+def uct_score(TF, c, explore):
+    """UCB1 with the availability count in place of the parent's visits (SO-ISMCTS)."""
+    v = TF[c, TF_VISITS]
+    if v <= 0.0:
+        return 1e30
+    return TF[c, TF_REWARD] / v + explore * np.sqrt(np.log(max(TF[c, TF_AVAIL], 1.0)) / v)
+
+
+@njit(cache=True)
+def outcome_rewards(s, T, out, r):
+    """r[p] = p's share of the win (1/k for each of k tied winners, 0 for the others)."""
+    final_scores(s, T, out)
+    w = winners(s, T, out)
+    k = 0
+    for p in range(s[NUM_PLAYERS]):
+        k += (w >> p) & 1
+    for p in range(MAX_PLAYERS):
+        r[p] = (1.0 / k) if (p < s[NUM_PLAYERS] and (w >> p) & 1 and k > 0) else 0.0
+
+
+# ----------------------------------------------------------------------------- ISMCTS
+@njit(cache=True)
+def ismcts_iterate(root, T, iters, TF, TI, hk, hv, meta, explore, policies, max_rollout, rng, s, buf, path):
+    """Run `iters` iterations from the root position (never modified): each determinizes a copy,
+    descends by UCT over the legal actions (one new node per iteration), finishes with the
+    compiled rollout of `policies` (per seat: random or rule bot) and backs the win shares up.
+    Decisions with one legal action are stepped through without a node. Returns iterations run."""
+    out = np.zeros((MAX_PLAYERS, N_SCORE_COLS), np.int64)
+    r = np.zeros(MAX_PLAYERS, np.float64)
+    for _ in range(iters):
+        s[:] = root
+        determinize(s, T, rng)
+        node = 0
+        depth = 0
+        expanded = False
+        while s[GAME_OVER] == 0 and not expanded and depth < MAX_PATH:
+            n = legal(s, T, buf)
+            if n == 1:
+                apply_action(s, T, buf[0])
+                continue
+            seat = s[PENDING_PLAYER]
+            untried = 0
+            best, best_c, best_a = -1e300, -1, -1
+            for j in range(n):
+                c = tree_find(hk, hv, node, buf[j])
+                if c < 0:
+                    untried += 1
+                else:
+                    TF[c, TF_AVAIL] += 1.0
+                    sc = uct_score(TF, c, explore)
+                    if sc > best:
+                        best, best_c, best_a = sc, c, buf[j]
+            if untried > 0:
+                k = _rand_below(rng, untried)
+                a = -1
+                for j in range(n):
+                    if tree_find(hk, hv, node, buf[j]) < 0:
+                        if k == 0:
+                            a = buf[j]
+                            break
+                        k -= 1
+                c = tree_add(TF, TI, hk, hv, meta, node, a, seat)
+                if c < 0:
+                    break                     # the tree is full: roll out from here
+                TF[c, TF_AVAIL] = 1.0
+                apply_action(s, T, a)
+                path[depth] = c
+                depth += 1
+                expanded = True
+            else:
+                apply_action(s, T, best_a)
+                path[depth] = best_c
+                depth += 1
+                node = best_c
+        rollout(s, T, policies, buf, rng, max_rollout)
+        outcome_rewards(s, T, out, r)
+        for d in range(depth):
+            c = path[d]
+            TF[c, TF_VISITS] += 1.0
+            TF[c, TF_REWARD] += r[TI[c, TI_SEAT]]
+        TF[0, TF_VISITS] += 1.0
+        meta[1] += 1
+    return iters
+
+
+@njit(cache=True)
+def root_child_stats(TF, hk, hv, actions, n, out):
+    """out[j] = (visits, mean reward) of the root child for actions[j] (0, 0 if never tried)."""
+    for j in range(n):
+        c = tree_find(hk, hv, 0, actions[j])
+        if c < 0:
+            out[j, 0] = 0.0
+            out[j, 1] = 0.0
+        else:
+            out[j, 0] = TF[c, TF_VISITS]
+            out[j, 1] = TF[c, TF_REWARD] / max(TF[c, TF_VISITS], 1.0)
+
+
+# ----------------------------------------------------------------------------- greedy one-ply lookahead
+@njit(cache=True)
+def vp_estimate(s, T, q, out):
+    """Victory-point estimate of seat q (out: final_scores of s, already filled): its current final
+    score (issues, own-flag counters, strategy card, happiness standing), W_LEAD x the PIV of each
+    issue in a slot it leads, W_INFLUENCE per available cube, W_UNIT per available unit."""
+    v = float(out[q, SC_TOTAL])
+    for sl in range(N_SLOTS):
+        if s[SLOT_ISSUE + sl] >= 0 and slot_total(s, sl) > 0 and slot_leader(s, sl) == q:
+            v += W_LEAD * piv(s, T, q, s[SLOT_ISSUE + sl])
+    v += W_INFLUENCE * s[INF_AVAIL + q] + W_UNIT * s[MIL_AVAIL + q]
+    return v
+
+
+@njit(cache=True)
+def evaluate(s, T, p, out):
+    """Greedy evaluation for seat p: its VP estimate minus the best other seat's."""
+    final_scores(s, T, out)
+    mine = vp_estimate(s, T, p, out)
+    best = -1e300
+    for q in range(s[NUM_PLAYERS]):
+        if q != p:
+            v = vp_estimate(s, T, q, out)
+            if v > best:
+                best = v
+    return mine - best
+
+
+@njit(cache=True)
+def greedy_action(root, T, samples, rng, s, acts):
+    """One-ply lookahead for the seat to decide: every legal action is applied to `samples`
+    determinized copies (the chance it triggers is sampled, never read from the real game) and
+    scored by `evaluate`; the best mean wins, ties broken by rng. Returns the action id."""
+    n = legal(root, T, acts)
+    if n <= 1:
+        return acts[0] if n == 1 else -1
+    p = root[PENDING_PLAYER]
+    out = np.zeros((MAX_PLAYERS, N_SCORE_COLS), np.int64)
+    best, best_a, ties = -1e300, acts[0], 0
+    for j in range(n):
+        tot = 0.0
+        for _ in range(samples):
+            s[:] = root
+            determinize(s, T, rng)
+            apply_action(s, T, acts[j])
+            tot += evaluate(s, T, p, out)
+        v = tot / samples
+        if v > best + 1e-9:
+            best, best_a, ties = v, acts[j], 1
+        elif v > best - 1e-9:
+            ties += 1
+            if _rand_below(rng, ties) == 0:
+                best_a = acts[j]
+    return best_a
