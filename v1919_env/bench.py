@@ -2,7 +2,8 @@
 
 Measures the batched kernel with the whole game loop compiled (batch 1, 256, 4096), the Python
 `Game` facade (one call per decision), mean decisions per game, the cold compile time (fresh
-cache in a subprocess) and the cached start time (a new process, warm cache).
+cache in a subprocess) and the cached start time (a new process, warm cache); the agents' speed
+(rulebot decisions/s, ismcts iterations/s from a mid-game position, greedy decisions/s).
 """
 from __future__ import annotations
 
@@ -192,6 +193,60 @@ def bench_render(num_players: int, seconds: float, seed: int = 0) -> dict:
     return res
 
 
+def mid_game_position(num_players: int, seed: int = 0, decisions: int = 150):
+    """A position after `decisions` random decisions, at a decision with a real choice (the search
+    benchmarks start here)."""
+    from .game import Game
+
+    g = Game.new(num_players, seed=seed)
+    rng = np.random.default_rng(seed)
+    while not g.is_over and (g.decisions_taken < decisions or len(g.legal_actions()) < 2):
+        acts = g.legal_actions()
+        g.step(acts[rng.integers(len(acts))])
+    return g
+
+
+def bench_agents(T, num_players: int, seconds: float, seed: int = 0) -> dict:
+    """The agents' speed on one core: rule-bot decisions/s (every seat a rule bot, whole games in the
+    compiled loop); ISMCTS iterations/s from a mid-game position with random and with rule-bot
+    rollouts; greedy decisions/s at that position (one determinized sample per action)."""
+    from agents import make_agent
+    from .core.bots import POLICY_RULEBOT, play_games
+
+    n = 8
+    sc, win, dec = np.zeros((n, 4), np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64)
+    pol = np.full(4, POLICY_RULEBOT, np.int64)
+    state = {"round": 0}
+
+    def rulebot_games():
+        state["round"] += 1
+        return play_games(n, num_players, T, pol, seed + state["round"] * n, 0, 0, sc, win, dec), n
+
+    rulebot_games()
+    med_r, best_r, tot_r = _repeat(lambda budget: _play_for(rulebot_games, budget), seconds)
+    g = mid_game_position(num_players, seed)
+    res = {"rulebot_decisions_per_s": med_r[0], "rulebot_best_decisions_per_s": best_r[0],
+           "rulebot_decisions_per_game": tot_r["decisions"] / tot_r["games"],
+           "search_position_decisions": g.decisions_taken, "search_position_legal": len(g.legal_actions())}
+    for rollout in ("random", "rulebot"):
+        agent = make_agent("ismcts", iterations=200, rollout=rollout, seed=seed)
+        agent.search(g)
+        med, best, _ = _repeat(lambda budget: _play_for(lambda: (agent.search(g), 0), budget), seconds)
+        res[f"ismcts_{rollout}_iterations_per_s"] = med[0]
+        res[f"ismcts_{rollout}_best_iterations_per_s"] = best[0]
+    greedy = make_agent("greedy", samples=1, seed=seed)
+    mask = g.action_mask()
+
+    def greedy_once():
+        greedy.act(None, mask, g)
+        return 1, 0
+
+    greedy_once()
+    med, best, _ = _repeat(lambda budget: _play_for(greedy_once, budget), seconds)
+    res["greedy_decisions_per_s"] = med[0]
+    return res
+
+
 def run(num_players: int = 4, seconds: float = 3.0, cold: bool = True, quiet: bool = False,
         envs: bool = False) -> dict:
     """All benchmark figures as one dict (see the module docstring)."""
@@ -217,6 +272,8 @@ def run(num_players: int = 4, seconds: float = 3.0, cold: bool = True, quiet: bo
         res["compile_s_cold"] = None
     _progress("cached start in a new process", quiet)
     res["start_s_cached"] = _timed_subprocess({})
+    _progress("agents: rulebot, ismcts, greedy", quiet)
+    res["agents"] = bench_agents(T, num_players, seconds)
     _progress("board pictures: SVG and rgb_array frames", quiet)
     res["render"] = bench_render(num_players, seconds)
     if envs:
@@ -238,6 +295,14 @@ def format_table(res: dict) -> str:
         lines.append(f"  cold compile (fresh cache, whole first game): {res['compile_s_cold']:.1f} s")
     lines.append(f"  cached start (new process to first game played): {res['start_s_cached']:.2f} s")
     lines.append("  (rates: median of 5 rounds; the JSON also has the best round)")
+    a = res.get("agents")
+    if a:
+        lines.append(f"  rulebot, every seat, compiled loop: {a['rulebot_decisions_per_s']:,.0f} decisions/s "
+                     f"({a['rulebot_decisions_per_game']:.0f} decisions per game)")
+        lines.append(f"  ismcts from a mid-game position ({a['search_position_legal']} legal actions after "
+                     f"{a['search_position_decisions']} decisions): {a['ismcts_random_iterations_per_s']:,.0f} "
+                     f"iterations/s with random rollouts, {a['ismcts_rulebot_iterations_per_s']:,.0f} with rulebot rollouts")
+        lines.append(f"  greedy (1 sample per action) at that position: {a['greedy_decisions_per_s']:,.0f} decisions/s")
     r = res.get("render")
     if r:
         raster = (f"{r['rgb_array_per_s']:,.0f} rgb_array frames/s {tuple(r['frame_shape'])}"
