@@ -12,7 +12,7 @@ from v1919_env.core import tables as TB
 from v1919_env.core.bots import bot_action, bot_choose, piv, seed_policy_rng
 from v1919_env.game import Game
 
-from scenario_helpers import ISSUE, RIDX, SEAT, act, events, issue_deck, option_index, regions, settle_through_step_4
+from scenario_helpers import ISSUE, RIDX, SEAT, act, events, issue_deck, regions
 from test_examples_rulebook import _settle_smyrna_to_bela_kun, _uprising_example_position
 
 

@@ -18,14 +18,21 @@ MASK32 = np.uint64(0xFFFFFFFF)
 
 # ----------------------------------------------------------------------------- random numbers
 @njit(cache=True)
-def rng_seed(s, seed):
-    """Seed the in-state xorshift64* generator (splitmix64 of the seed; never zero)."""
+def splitmix64(seed):
+    """A well-mixed, never-zero 64-bit generator state from an integer seed."""
     z = np.uint64(seed) + np.uint64(0x9E3779B97F4A7C15)
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
     z = z ^ (z >> np.uint64(31))
     if z == np.uint64(0):
         z = np.uint64(1)
+    return z
+
+
+@njit(cache=True)
+def rng_seed(s, seed):
+    """Seed the in-state xorshift64* generator (splitmix64 of the seed; never zero)."""
+    z = splitmix64(seed)
     s[RNG] = np.int32(np.int64(z & MASK32) - (np.int64(1) << 32) if (z & MASK32) >= np.uint64(1 << 31)
                       else np.int64(z & MASK32))
     hi = z >> np.uint64(32)

@@ -27,13 +27,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .actions import (A_ACCEPT, A_ADD_ISSUE, A_ADV_EVENT, A_ADV_ISSUE, A_BID, A_BID_PASS, A_BRANCH,
+from .actions import (A_ACCEPT, A_ADD_ISSUE, A_ADV_ISSUE, A_BID, A_BID_PASS, A_BRANCH,
                       A_CHOOSE_ISSUE, A_CHOOSE_PLAYER, A_CHOOSE_REGION, A_DEMOB, A_DEPLOY, A_DRAFT, A_END_TURN,
                       A_FLAG, A_KEEP, A_MODIFIER, A_OPTION, A_PASS_POLITICAL, A_PLACE, A_RECLAIM, A_SETTLE, A_SIGN,
                       A_TO_AVAIL, A_TO_EXH)
-from .board import (deployed_mask, issues_in_region, slot_leader, slot_total, star_total, top, units_in_play,
-                    unit_at)
-from .layout import (ACTIVE, BID_HIGH, BID_INF, BID_STR, D_ADD_ISSUE, D_ADV_EVENT, D_ADV_ISSUE, D_AFFECTED, D_BID,
+from .board import (deployed_mask, issues_in_region, slot_leader, slot_total, splitmix64, star_total, top,
+                    units_in_play, unit_at)
+from .layout import (BID_HIGH, D_ADD_ISSUE, D_ADV_EVENT, D_ADV_ISSUE, D_AFFECTED, D_BID,
                      D_BRANCH, D_CHOOSE_PLAYER, D_CHOOSE_REGION, D_DEMOB, D_DEPLOY, D_DRAFT, D_EVENT_CUBE, D_KEEP,
                      D_MODIFIER, D_MUTINY, D_NAVAL, D_OPTION, D_OPTIONAL, D_PLACE2, D_SIGN, D_TO_AVAIL, D_TO_EXH,
                      D_TURN, D_UNSETTLE, D_UPRISING_ISSUE, D_WAITING_ISSUE, DEMOB_NEXT, DEP_COL, EV_REG, F_A0,
@@ -43,7 +43,7 @@ from .layout import (ACTIVE, BID_HIGH, BID_INF, BID_STR, D_ADD_ISSUE, D_ADV_EVEN
                      UP_MASK, UP_REGION, UP_TIED)
 from .scoring import N_SCORE_COLS, SC_TOTAL, final_scores, winners
 from .step import _policy_next, apply_action, init_game, legal
-from .tables import (ANY_FLAG, C_COUNTERS, C_ISSUES, C_ISSUE_REGIONS, CONDW, EV_LEN, MAX_COND, OP_CHOOSE_REGIONS,
+from .tables import (ANY_FLAG, C_COUNTERS, C_ISSUES, C_ISSUE_REGIONS, CONDW, EV_LEN, MAX_COND,
                      OP_HAPPY, OP_BRANCH_END, OP_KEG, OP_UNREST, OPW, T_DEMOB_LAST, T_DEMOB_N, T_DEMOB_VAL,
                      T_DEP_HAPPY, T_EV_CODE, T_FIRST_DEP_COL, T_FLAG_VP, T_ISSUE_CAT, T_ISSUE_NOMIL, T_ISSUE_NOPT,
                      T_ISSUE_STARS, T_OPT_CTR, T_OPT_HAPPY, T_OPT_NAVAL, T_RECLAIM_MAX, T_STRAT_COND,
@@ -146,9 +146,15 @@ def _is_legal(buf, n, a):
 
 
 @njit(cache=True)
-def _die(rng):
+def policy_below(rng, n):
+    """Uniform integer in [0, n) from a policy's own generator (uint64[1]), never the game's."""
     rng[0] = _policy_next(rng[0])
-    return np.int64((rng[0] >> np.uint64(33)) % np.uint64(6)) + 1
+    return np.int64((rng[0] >> np.uint64(33)) % np.uint64(n))
+
+
+@njit(cache=True)
+def _die(rng):
+    return policy_below(rng, 6) + 1
 
 
 @njit(cache=True)
@@ -755,8 +761,7 @@ def random_action(s, T, buf, rng):
     n = legal(s, T, buf)
     if n == 0:
         return -1
-    rng[0] = _policy_next(rng[0])
-    return buf[np.int64((rng[0] >> np.uint64(33)) % np.uint64(n))]
+    return buf[policy_below(rng, n)]
 
 
 @njit(cache=True)
@@ -790,15 +795,9 @@ def rollout(s, T, policies, buf, rng, max_decisions):
 
 @njit(cache=True)
 def seed_policy_rng(seed):
-    """A policy generator state (uint64[1]) from an integer seed (splitmix64; never zero)."""
-    z = np.uint64(seed) + np.uint64(0x9E3779B97F4A7C15)
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    z = z ^ (z >> np.uint64(31))
-    if z == np.uint64(0):
-        z = np.uint64(1)
+    """A policy generator state (uint64[1]) from an integer seed."""
     r = np.empty(1, np.uint64)
-    r[0] = z
+    r[0] = splitmix64(seed)
     return r
 
 

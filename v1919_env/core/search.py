@@ -17,12 +17,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .bots import piv, rollout
+from .bots import piv, policy_below, rollout
 from .layout import (EV_DECK, EV_DECK_N, FORCED_N, FORCED_POS, GAME_OVER, INF_AVAIL, ISSUE_DECK, ISSUE_DECK_N,
                      MAX_PLAYERS, MIL_AVAIL, N_SLOTS, NUM_PLAYERS, PENDING_PLAYER, RNG, SLOT_ISSUE, VARIANT)
 from .board import slot_leader, slot_total
 from .scoring import N_SCORE_COLS, SC_TOTAL, final_scores, winners
-from .step import _policy_next, apply_action, legal
+from .step import apply_action, legal
 from .tables import T_GAME_END, T_VAR_SHUFFLE
 
 # tree arrays: F[node] = (visits, availability, reward sum); I[node] = (seat that chose, action)
@@ -39,12 +39,6 @@ W_UNIT = 0.5               # per available military unit
 
 # ----------------------------------------------------------------------------- determinization
 @njit(cache=True)
-def _rand_below(rng, n):
-    rng[0] = _policy_next(rng[0])
-    return np.int64((rng[0] >> np.uint64(33)) % np.uint64(n))
-
-
-@njit(cache=True)
 def canonical_shuffle(s, start, n, rng):
     """Sort s[start:start+n], then Fisher-Yates shuffle it with rng: the result depends only on
     the multiset of values and rng, never on the order it replaces."""
@@ -56,7 +50,7 @@ def canonical_shuffle(s, start, n, rng):
             j -= 1
         s[start + j + 1] = x
     for i in range(n - 1, 0, -1):
-        j = _rand_below(rng, i + 1)
+        j = policy_below(rng, i + 1)
         t = s[start + i]
         s[start + i] = s[start + j]
         s[start + j] = t
@@ -90,9 +84,7 @@ def determinize(s, T, rng):
         s[ISSUE_DECK + at] = ge
     canonical_shuffle(s, EV_DECK, s[EV_DECK_N], rng)
     for h in range(2):
-        rng[0] = _policy_next(rng[0])
-        v = np.int64((rng[0] >> np.uint64(33)) & np.uint64(0x7FFFFFFF))
-        s[RNG + h] = v if v != 0 else 1
+        s[RNG + h] = policy_below(rng, 0x7FFFFFFF) + 1
     s[FORCED_POS] = s[FORCED_N]
 
 
@@ -201,7 +193,7 @@ def ismcts_iterate(root, T, iters, TF, TI, hk, hv, meta, explore, policies, max_
                     if sc > best:
                         best, best_c, best_a = sc, c, buf[j]
             if untried > 0:
-                k = _rand_below(rng, untried)
+                k = policy_below(rng, untried)
                 a = -1
                 for j in range(n):
                     if tree_find(hk, hv, node, buf[j]) < 0:
@@ -297,6 +289,6 @@ def greedy_action(root, T, samples, rng, s, acts):
             best, best_a, ties = v, acts[j], 1
         elif v > best - 1e-9:
             ties += 1
-            if _rand_below(rng, ties) == 0:
+            if policy_below(rng, ties) == 0:
                 best_a = acts[j]
     return best_a
