@@ -223,37 +223,14 @@ class Game:
     # ------------------------------------------------------------------ hidden information
     def determinize(self, seed: int) -> "Game":
         """A copy whose hidden information (the order of the issue and event decks, the dice) is
-        resampled consistently with what every player can see (for search agents)."""
+        resampled consistently with what every player can see (for search agents). The compiled
+        core/search.py `determinize` does it from a canonical order, so the copy depends only on the
+        seed and the visible game, never on the hidden order it replaces."""
+        from .core.bots import seed_policy_rng
+        from .core.search import determinize
+
         g = self.clone()
-        s = g.state
-        rng = np.random.default_rng(seed)
-        ge = int(self.T[TB.T_GAME_END])
-        n = int(s[L.ISSUE_DECK_N])
-        deck = [int(x) for x in s[L.ISSUE_DECK:L.ISSUE_DECK + n]]
-        mix = int(self.T[TB.T_VAR_SHUFFLE + int(s[L.VARIANT])])
-        if ge in deck and mix == 0:
-            # GAME END was dealt at a known depth: its position is public, the rest is reshuffled
-            others = [x for x in deck if x != ge]
-            rng.shuffle(others)
-            it = iter(others)
-            deck = [ge if x == ge else next(it) for x in deck]
-        elif ge in deck:
-            # the longest game: GAME END is somewhere among the bottom mix + 1 cards (EN:188)
-            k = min(mix + 1, n)
-            bottom, top = deck[:k], deck[k:]
-            rng.shuffle(bottom)
-            rng.shuffle(top)
-            deck = bottom + top
-        else:
-            rng.shuffle(deck)
-        s[L.ISSUE_DECK:L.ISSUE_DECK + n] = deck
-        m = int(s[L.EV_DECK_N])
-        ev = s[L.EV_DECK:L.EV_DECK + m].copy()
-        rng.shuffle(ev)
-        s[L.EV_DECK:L.EV_DECK + m] = ev
-        z = int(rng.integers(1, 2 ** 31))
-        s[L.RNG] = z
-        s[L.RNG + 1] = int(rng.integers(1, 2 ** 31))
+        determinize(g.state, self.T, seed_policy_rng(int(seed) & 0x7FFFFFFFFFFFFFFF))
         return g
 
     # ------------------------------------------------------------------ positions
