@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import sys
 import time
 from pathlib import Path
 
@@ -180,13 +181,13 @@ class Trainer:
     def run_evaluation(self, step: int, games: int, logger=None) -> list[dict]:
         if games == 0:
             return []
+        minutes = self.train_seconds() / 60.0
         with self._pause():
             path = _ckpt(self.run, f"step_{step:09d}.zip")
             if not path.exists():
                 self.model.save(str(path))
             rows = evaluate(path, self.cfg, self.run / "eval" / f"{step:09d}", games,
                             seed=self.cfg["seed"] + EVAL_SEED_OFFSET)
-            minutes = self.train_seconds() / 60.0
             append_rows(self.run / "evaluations.csv", rows, step, minutes)
             plot_learning_curve(self.run / "evaluations.csv", self.run / "learning_curve.png",
                                 title=f"{self.cfg['name']}: learned vs baselines", num_players=self.cfg["num_players"])
@@ -194,10 +195,11 @@ class Trainer:
             if logger is not None:
                 for r in rows:
                     logger.record(f"eval/win_rate_{r['opponent']}", r["win_rate"])
-            if self.bar is not None:
-                self.bar.write(f"step {step:,}: " + ", ".join(
+            if self.progress:
+                from tqdm import tqdm
+                tqdm.write(f"step {step:,}: " + ", ".join(
                     f"vs {r['opponent']} {100 * r['win_rate']:.1f}% [{100 * r['win_low']:.1f}, "
-                    f"{100 * r['win_high']:.1f}] of {r['games']}" for r in rows))
+                    f"{100 * r['win_high']:.1f}] of {r['games']}" for r in rows), file=sys.stderr)
         return rows
 
     def bar_update(self, step: int) -> None:
