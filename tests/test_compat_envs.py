@@ -8,25 +8,11 @@ from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test
 
 import v1919_env
+from compat_helpers import masked_aec_moves
 from v1919_env.actions import NUM_ACTIONS, IllegalActionError
 from v1919_env.compat import SelfPlayEnv
 from v1919_env.pettingzoo_env import GAME_OVER, INFO_DECISIONS, WAITING, decision_name
 from v1919_env.rewards import terminal_rewards
-
-
-def _play(env, seed, pick_mask, limit=None):
-    """Random masked play of one AEC game; yields (agent, obs, info) before each live move."""
-    env.reset(seed=seed)
-    rng = np.random.default_rng(seed)
-    for n, agent in enumerate(env.agent_iter()):
-        obs, _, term, trunc, info = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        yield agent, obs, info
-        if limit is not None and n >= limit:
-            return
-        env.step(int(rng.choice(np.flatnonzero(pick_mask(obs, info)))))
 
 
 def test_vector_obs_mode_matches_the_dict_layout_and_masks_every_info():
@@ -35,8 +21,8 @@ def test_vector_obs_mode_matches_the_dict_layout_and_masks_every_info():
     assert v.observation_space("uk") == spaces.Box(0.0, 10.0, (d.observation_space("uk")["observation"].shape[0],),
                                                    np.float32)
     moves = 0
-    for (ad, od, idict), (av, ov, iv) in zip(_play(d, 5, lambda o, i: o["action_mask"]),
-                                             _play(v, 5, lambda o, i: i["action_mask"])):
+    for (ad, od, idict), (av, ov, iv) in zip(masked_aec_moves(d, 5, lambda o, i: o["action_mask"]),
+                                             masked_aec_moves(v, 5, lambda o, i: i["action_mask"])):
         assert ad == av and isinstance(ov, np.ndarray)
         np.testing.assert_array_equal(od["observation"], ov)
         np.testing.assert_array_equal(od["action_mask"], iv["action_mask"])
@@ -63,8 +49,8 @@ def test_numeric_infos_hold_numbers_only_with_fixed_keys_and_the_names_stay_avai
     num = v1919_env.env(num_players=4, numeric_info=True)
     keys = {"decision", "illegal_action", "score"}
     steps = 0
-    for (a1, _, i1), (a2, _, i2) in zip(_play(named, 9, lambda o, i: o["action_mask"]),
-                                        _play(num, 9, lambda o, i: o["action_mask"])):
+    for (a1, _, i1), (a2, _, i2) in zip(masked_aec_moves(named, 9, lambda o, i: o["action_mask"]),
+                                        masked_aec_moves(num, 9, lambda o, i: o["action_mask"])):
         assert a1 == a2
         assert decision_name(i2["decision"]) == i1["decision"]
         for agent, info in num.infos.items():

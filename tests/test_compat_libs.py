@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import v1919_env
+from compat_helpers import masked_aec_moves
 from v1919_env.rewards import terminal_rewards
 
 
@@ -65,16 +66,9 @@ def test_supersuit_box_wrappers_apply_to_the_vector_observation():
     size = v1919_env.env(obs_mode="vector").observation_space("uk").shape[0]
     assert env.observation_space("uk").shape == (2 * size,)
     api_test(env, num_cycles=100)
-    env.reset(seed=3)
-    rng = np.random.default_rng(3)
     moves = 0
-    for agent in env.agent_iter():
-        obs, _, term, trunc, info = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
+    for _agent, obs, info in masked_aec_moves(env, 3, lambda o, i: i["action_mask"]):   # raises if a mask were wrong
         assert obs.shape == (2 * size,) and 0.0 <= obs.min() and obs.max() <= 1.0
-        env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))   # raises if the mask were wrong
         moves += 1
     assert moves > 100
     assert not env.agents
