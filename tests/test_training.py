@@ -160,3 +160,24 @@ def test_v1919_train_command(tmp_path):
     r = subprocess.run([sys.executable, "-m", "training", str(bad)], capture_output=True, text=True, cwd=ROOT,
                        timeout=600)
     assert r.returncode == 2 and "budget.steps" in r.stderr
+
+
+def test_neural_opponent_logits_match_the_policy_distribution():
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from training.envs import make_vec_env
+    from training.opponents import NeuralOpponent
+    from training.policy import policy_kwargs
+
+    cfg = smoke_cfg()
+    venv, engine = make_vec_env(cfg, ["random"], None, seed=0)
+    model = MaskablePPO("MlpPolicy", venv, policy_kwargs=policy_kwargs(cfg), n_steps=8, batch_size=16, device="cpu")
+    venv.reset()
+    obs, masks = engine._obs[engine._buf], engine.action_masks()
+    opp = NeuralOpponent.from_model(model, "frozen")
+    with torch.no_grad():
+        ref = model.policy.get_distribution(torch.as_tensor(obs), action_masks=masks).distribution.probs.numpy()
+    lg = opp.logits(obs, masks.astype(np.int8))
+    probs = np.exp(lg - lg.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(probs / probs.sum(axis=1, keepdims=True), ref, atol=1e-5)

@@ -37,17 +37,19 @@ class NeuralOpponent:
         return cls(model.policy, label or Path(path).stem, **kwargs)
 
     def logits(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """Masked logits (-inf on illegal ids) of a batch."""
+        """Logits of a batch, -inf on illegal ids (the policy's own layers, without building a
+        distribution object: this runs for every opponent decision)."""
+        p = self.policy
         with torch.no_grad():
-            t = torch.as_tensor(obs)
-            dist = self.policy.get_distribution(t, action_masks=masks.astype(bool))
-            return dist.distribution.logits.numpy()
+            features = p.extract_features(torch.as_tensor(obs), p.pi_features_extractor)
+            lg = p.action_net(p.mlp_extractor.forward_actor(features)).numpy()
+        lg[masks == 0] = -np.inf
+        return lg
 
     def act_batch(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         lg = self.logits(obs, masks)
         if not self.deterministic:
             lg = lg + self.rng.gumbel(size=lg.shape)      # Gumbel-max: a sample of the softmax
-        lg[masks == 0] = -np.inf
         return np.argmax(lg, axis=1)
 
 
