@@ -8,6 +8,7 @@ import pytest
 
 from v1919_env.actions import NUM_ACTIONS
 from v1919_env.core import layout as L
+from v1919_env.core.bots import play_until
 from v1919_env.core.observe import OBS_SIZE, observe_and_mask
 from v1919_env.core.step import play_random_until, try_step
 from v1919_env.game import Game
@@ -22,14 +23,23 @@ def random_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 class ReplayedGame:
-    """The single env's path for one game: Game.new(seed) and play_random_until for the opponents."""
+    """The single env's path for one game: Game.new(seed), then the opponents played by
+    play_random_until (the Gymnasium env's random opponents) or by bots.play_until with the seats'
+    compiled policy codes."""
 
-    def __init__(self, seed: int, seat: int, num_players: int = 4):
+    def __init__(self, seed: int, seat: int, num_players: int = 4, policies=None):
         self.game = Game.new(num_players, seed=seed)
         self.seat = seat
+        self.policies = policies
         self.rng = np.array([seed * 2 + 1], np.uint64)
         self.buf = np.empty(L.MAX_LEGAL, np.int64)
-        play_random_until(self.game.state, self.game.T, seat, self.rng, self.buf)
+        self._opponents()
+
+    def _opponents(self):
+        if self.policies is None:
+            play_random_until(self.game.state, self.game.T, self.seat, self.rng, self.buf)
+        else:
+            play_until(self.game.state, self.game.T, self.seat, self.policies, self.buf, self.rng)
 
     def observe(self):
         obs = np.empty(OBS_SIZE, np.float32)
@@ -39,14 +49,20 @@ class ReplayedGame:
 
     def step(self, a: int) -> None:
         assert try_step(self.game.state, self.game.T, a, self.buf)
-        play_random_until(self.game.state, self.game.T, self.seat, self.rng, self.buf)
+        self._opponents()
 
 
-@pytest.mark.parametrize("num_players", [3, 4])
-def test_same_games_as_the_single_env_random_opponents(num_players):
-    env = VectorEnv(num_envs=6, num_players=num_players, seed=11)
+@pytest.mark.parametrize("num_players, opponents", [(3, ["random"]), (4, ["random"]), (4, ["rulebot"]),
+                                                    (4, ["random", "rulebot"])])
+def test_same_games_as_the_single_env_and_the_compiled_bots(num_players, opponents):
+    env = VectorEnv(num_envs=6, num_players=num_players, seed=11, opponents=opponents)
     obs = env.reset()
-    refs = [ReplayedGame(int(env.game_seeds[b]), int(env.seats[b]), num_players) for b in range(6)]
+
+    def reference(b):
+        pols = None if opponents == ["random"] else env.pol[b].copy()
+        return ReplayedGame(int(env.game_seeds[b]), int(env.seats[b]), num_players, pols)
+
+    refs = [reference(b) for b in range(6)]
     rng = np.random.default_rng(0)
     finished = 0
     for _ in range(400):
@@ -65,7 +81,7 @@ def test_same_games_as_the_single_env_random_opponents(num_players):
                 assert rewards[b] == pytest.approx(terminal_rewards(sc, "win_loss")[ref.seat])
                 assert infos[b]["scores"] == sc
                 np.testing.assert_array_equal(infos[b]["terminal_observation"], ref.observe()[0])
-                refs[b] = ReplayedGame(int(env.game_seeds[b]), int(env.seats[b]), num_players)
+                refs[b] = reference(b)
                 finished += 1
             else:
                 assert not ref.game.is_over and rewards[b] == 0.0

@@ -4,7 +4,8 @@ written into preallocated arrays.
 
 Each game has a row of seat policy codes `pol[b, seat]`:
 - `LEARNER` (-1): the learning seat; the kernels stop when it must decide;
-- `POLICY_RANDOM` (0), `POLICY_RULEBOT` (1): compiled agents, played inside the kernels;
+- `POLICY_RANDOM` (0), `POLICY_RULEBOT` (1) of v1919_env.core.bots: compiled agents, played
+  inside the kernels (`COMPILED_POLICIES` by name);
 - `external_code(k)` (-2 - k): external policy slot k (a neural opponent); the kernels stop when
   it must decide, so that the caller can batch one forward pass over every game waiting on it.
 
@@ -19,28 +20,19 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .core.bots import POLICY_NAMES, policy_action
 from .core.layout import GAME_OVER, MAX_LEGAL, PENDING_PLAYER
 from .core.observe import observe_and_mask
-from .core.step import _policy_next, apply_action, init_game, legal, try_step
+from .core.step import apply_action, init_game, try_step
 
 LEARNER = -1
-POLICY_RANDOM = 0
-POLICY_RULEBOT = 1
-COMPILED_POLICIES = {"random": POLICY_RANDOM}
-"""Compiled agents the kernels can play, by agent name (rulebot joins when v1919_env.core.bots exists)."""
+COMPILED_POLICIES = {name: code for code, name in enumerate(POLICY_NAMES)}
+"""Compiled agents the kernels play (v1919_env.core.bots policy codes), by agent name."""
 
 
 def external_code(slot: int) -> int:
     """Seat code of external policy slot `slot` (0, 1, ...)."""
     return -2 - slot
-
-
-@njit(cache=True)
-def compiled_action(s, T, code, buf, rng):
-    """The action of compiled policy `code` for the pending decision; rng: uint64[1] policy state."""
-    n = legal(s, T, buf)
-    rng[0] = _policy_next(rng[0])
-    return buf[np.int64((rng[0] >> np.uint64(33)) % np.uint64(n))]
 
 
 @njit(cache=True)
@@ -52,7 +44,7 @@ def advance(s, T, pol, buf, rng):
         code = pol[p]
         if code < 0:
             return p
-        apply_action(s, T, compiled_action(s, T, code, buf, rng))
+        apply_action(s, T, policy_action(s, T, code, buf, rng))
     return -1
 
 
