@@ -162,6 +162,50 @@ def bench_envs(num_players: int, seconds: float, seed: int = 0) -> dict:
             "pettingzoo_performance_benchmark": buf.getvalue().strip()}
 
 
+def bench_vector_env(num_players: int, seconds: float, num_envs: int = 256, seed: int = 0) -> dict:
+    """Learner steps/s of the vector env (v1919_env.vector_env) with `num_envs` games against
+    compiled random opponents: one step = the learner's action, the opponents' decisions up to its
+    next one, its observation and mask. `env`: VectorEnv.step (rewards, auto-reset, infos);
+    `kernel`: the compiled step alone (step_observe, timed on a copy of the games). The learner's
+    actions (the first legal id) are chosen outside the timed calls."""
+    from .vector_env import VectorEnv
+    from .vector_kernels import step_observe
+
+    env = VectorEnv(num_envs=num_envs, num_players=num_players, opponents=["random"], seed=seed)
+    env.reset()
+    ok = np.zeros(num_envs, np.int8)
+    obs, masks = np.zeros_like(env._obs[0]), np.zeros_like(env._masks[0])
+
+    def env_step(acts) -> float:
+        t = time.perf_counter()
+        env.step(acts)
+        return time.perf_counter() - t
+
+    def kernel_step(acts) -> float:
+        S, rng, who = env.S.copy(), env.rng.copy(), env.who.copy()
+        t = time.perf_counter()
+        step_observe(S, env.T, env._rows, acts, env.pol, rng, env.seats, ok, who, obs, masks)
+        dt = time.perf_counter() - t
+        env.step(acts)
+        return dt
+
+    def rate(step):
+        def timed(budget):
+            steps, dt, t0 = 0, 0.0, time.perf_counter()
+            while steps == 0 or time.perf_counter() - t0 < budget:
+                dt += step(np.argmax(env.action_masks(), axis=1))
+                steps += num_envs
+            return steps, 0, dt
+        timed(0.0)
+        med, best, _ = _repeat(timed, seconds)
+        return med[0], best[0]
+
+    env_med, env_best = rate(env_step)
+    k_med, k_best = rate(kernel_step)
+    return {"num_envs": num_envs, "env_steps_per_s": env_med, "env_best_steps_per_s": env_best,
+            "kernel_steps_per_s": k_med, "kernel_best_steps_per_s": k_best}
+
+
 def bench_render(num_players: int, seconds: float, seed: int = 0) -> dict:
     """Board pictures of every position of a random game, in order (as a video records them):
     SVG documents/s (Game.to_svg) and rgb_array frames/s (Pillow; needs the render extra)."""
@@ -274,6 +318,8 @@ def run(num_players: int = 4, seconds: float = 3.0, cold: bool = True, quiet: bo
     res["start_s_cached"] = _timed_subprocess({})
     _progress("agents: rulebot, ismcts, greedy", quiet)
     res["agents"] = bench_agents(T, num_players, seconds)
+    _progress("vector env: 256 games, learner steps against random opponents", quiet)
+    res["vector_env"] = bench_vector_env(num_players, seconds)
     _progress("board pictures: SVG and rgb_array frames", quiet)
     res["render"] = bench_render(num_players, seconds)
     if envs:
@@ -303,6 +349,11 @@ def format_table(res: dict) -> str:
                      f"{a['search_position_decisions']} decisions): {a['ismcts_random_iterations_per_s']:,.0f} "
                      f"iterations/s with random rollouts, {a['ismcts_rulebot_iterations_per_s']:,.0f} with rulebot rollouts")
         lines.append(f"  greedy (1 sample per action) at that position: {a['greedy_decisions_per_s']:,.0f} decisions/s")
+    v = res.get("vector_env")
+    if v:
+        lines.append(f"  vector env, {v['num_envs']} games vs random, observation + mask every learner step: "
+                     f"{v['env_steps_per_s']:,.0f} learner steps/s (compiled step alone: "
+                     f"{v['kernel_steps_per_s']:,.0f}; goal 500,000)")
     r = res.get("render")
     if r:
         raster = (f"{r['rgb_array_per_s']:,.0f} rgb_array frames/s {tuple(r['frame_shape'])}"
