@@ -146,8 +146,8 @@ def test_train_evaluate_resume_and_play_the_result(tmp_path):
 
 def test_v1919_train_command(tmp_path):
     cfg = yaml.safe_load(SMOKE.read_text())
-    cfg.update(budget={"steps": 512}, ppo={"n_steps": 32, "batch_size": 256, "n_epochs": 1}, evaluation={"every_steps": None, "games": 4, "final_games": 4,
-                                                  "opponents": ["random"]})
+    cfg.update(budget={"steps": 512}, ppo={"n_steps": 32, "batch_size": 256, "n_epochs": 1},
+               evaluation={"every_steps": None, "games": 4, "final_games": 4, "opponents": ["random"]})
     path = tmp_path / "tiny.yaml"
     path.write_text(yaml.safe_dump(cfg))
     out = tmp_path / "run"
@@ -172,7 +172,8 @@ def test_neural_opponent_logits_match_the_policy_distribution():
 
     cfg = smoke_cfg()
     venv, engine = make_vec_env(cfg, ["random"], None, seed=0)
-    model = MaskablePPO("MlpPolicy", venv, policy_kwargs=policy_kwargs(cfg), n_steps=8, batch_size=16, device="cpu")
+    model = MaskablePPO("MlpPolicy", venv, policy_kwargs=policy_kwargs(cfg), n_steps=8, batch_size=16,
+                        device="cpu")
     venv.reset()
     obs, masks = engine._obs[engine._buf], engine.action_masks()
     opp = NeuralOpponent.from_model(model, "frozen")

@@ -283,7 +283,8 @@ class VectorEnv:
         finals = {}
         for b in ended:
             b = int(b)
-            info = {"seat": int(self.seats[b]), "game_seed": int(self.game_seeds[b]), "opponents": list(self._labels[b][:self.num_players])}
+            info = {"seat": int(self.seats[b]), "game_seed": int(self.game_seeds[b]),
+                    "opponents": list(self._labels[b][:self.num_players])}
             if self._ok[b] == 0:
                 r = self.illegal_penalty
                 info["illegal_action"] = True
