@@ -3,7 +3,8 @@
 Measures the batched kernel with the whole game loop compiled (batch 1, 256, 4096), the Python
 `Game` facade (one call per decision), mean decisions per game, the cold compile time (fresh
 cache in a subprocess) and the cached start time (a new process, warm cache); the agents' speed
-(rulebot decisions/s, ismcts iterations/s from a mid-game position, greedy decisions/s).
+(rulebot decisions/s, ismcts iterations/s from a mid-game position, greedy decisions/s); random
+playouts through the OpenSpiel interface when pyspiel is installed.
 """
 from __future__ import annotations
 
@@ -237,6 +238,35 @@ def bench_render(num_players: int, seconds: float, seed: int = 0) -> dict:
     return res
 
 
+def bench_openspiel(num_players: int, seconds: float, seed: int = 0) -> dict:
+    """Random playouts through the OpenSpiel interface (openspiel_game.py; needs the openspiel
+    extra): the deal, then legal_actions() and apply_action() per decision, every call via pyspiel."""
+    try:
+        import pyspiel
+
+        from . import openspiel_game
+    except ImportError as e:
+        return {"decisions_per_s": None, "note": str(e)}
+    game = pyspiel.load_game(openspiel_game.SHORT_NAME, {"players": num_players})
+    rng = random.Random(seed)
+    state = {"games": 0}
+
+    def play():
+        st = game.new_initial_state()
+        st.apply_action(seed + state["games"])
+        state["games"] += 1
+        k = 0
+        while not st.is_terminal():
+            acts = st.legal_actions()
+            st.apply_action(acts[int(rng.random() * len(acts))])
+            k += 1
+        return k, 1
+
+    play()
+    med, best, _ = _repeat(lambda budget: _play_for(play, budget), seconds)
+    return {"decisions_per_s": med[0], "games_per_s": med[1], "best_decisions_per_s": best[0]}
+
+
 def mid_game_position(num_players: int, seed: int = 0, decisions: int = 150):
     """A position after `decisions` random decisions, at a decision with a real choice (the search
     benchmarks start here)."""
@@ -322,6 +352,8 @@ def run(num_players: int = 4, seconds: float = 3.0, cold: bool = True, quiet: bo
     res["vector_env"] = bench_vector_env(num_players, seconds)
     _progress("board pictures: SVG and rgb_array frames", quiet)
     res["render"] = bench_render(num_players, seconds)
+    _progress("OpenSpiel: random playouts through pyspiel", quiet)
+    res["openspiel"] = bench_openspiel(num_players, seconds)
     if envs:
         _progress("PettingZoo AEC and Gymnasium environments", quiet)
         res["envs"] = bench_envs(num_players, seconds)
@@ -360,6 +392,11 @@ def format_table(res: dict) -> str:
                   if r["rgb_array_per_s"] is not None else f"no rgb_array ({r['rgb_array_note']})")
         lines.append(f"  board pictures over a game's {r['positions']} positions: {r['svg_per_s']:,.0f} SVG/s, "
                      f"{raster}")
+    o = res.get("openspiel")
+    if o:
+        lines.append(f"  OpenSpiel interface (pyspiel calls, random playouts): {o['decisions_per_s']:,.0f} "
+                     f"decisions/s, {o['games_per_s']:,.1f} games/s" if o["decisions_per_s"] is not None
+                     else f"  OpenSpiel interface: not measured ({o['note']})")
     if "envs" in res:
         e = res["envs"]
         lines.append(f"  PettingZoo AEC env, observation + mask every step: {e['aec_steps_per_s']:,.0f} steps/s")
