@@ -244,3 +244,48 @@ def test_state_from_game_continues_a_position():
     assert np.array_equal(st.engine_game.state, g.state)
     with pytest.raises(ValueError, match="has 4 players"):
         load(players=3).state_from_game(Game.new(4, seed=1))
+
+
+# ---------------------------------------------------------------------------- the comparison script
+def _compare_tool():
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[1] / "tools" / "openspiel_compare.py"
+    spec = importlib.util.spec_from_file_location("openspiel_compare", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_comparison_seats_rotate_and_swap():
+    tool = _compare_tool()
+    seats = [tool.seating(i) for i in range(24)]
+    assert all(a != b and 0 <= a < 4 and 0 <= b < 4 for a, b in seats)
+    assert all(seats[2 * j + 1] == seats[2 * j][::-1] for j in range(12))      # same deal, seats swapped
+    assert sorted(seats[0::2]) == sorted((a, b) for a in range(4) for b in range(4) if a != b)
+
+
+def test_comparison_summary_splits_shared_wins():
+    tool = _compare_tool()
+    ours, theirs, rb = tool.LABELS
+    seats = [{"label": ours}, {"label": theirs}, {"label": rb}, {"label": rb}]
+    recs = [{"seats": seats, "result": {"winners": [0], "forfeit": None}, "search_seconds": {ours: [0.1, 0.3]}},
+            {"seats": seats, "result": {"winners": [0, 1], "forfeit": None}, "search_seconds": {theirs: [0.2]}}]
+    s = tool.summary(recs)
+    assert s["agents"][ours]["win_rate"] == 0.75 and s["agents"][theirs]["win_rate"] == 0.25
+    assert s["agents"][rb]["win_rate"] == 0.0 and s["agents"][rb]["seats"] == 4
+    assert abs(s["agents"][ours]["mean_ms_per_searched_decision"] - 200.0) < 1e-9
+    lo, hi = s["agents"][ours]["ci95"]
+    assert 0 < lo < 0.75 < hi <= 1
+    assert "OpenSpiel ISMCTSBot" in tool.format_summary(s, 100)
+
+
+def test_timed_openspiel_bot_stops_at_its_budget():
+    tool = _compare_tool()
+    game = load(players=4)
+    st = play_random(dealt(game, 11), np.random.default_rng(10), steps=20)
+    while len(st.legal_actions()) < 2:
+        st.apply_action(st.legal_actions()[0])
+    bot = tool.timed_ismcts_bot(game, seconds=0.0, seed=1, explore=0.7)
+    assert bot.step(st) in st.legal_actions()
+    assert bot._started == 2                  # out of time at once: the two simulations it needs
