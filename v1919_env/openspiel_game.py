@@ -7,7 +7,8 @@
 
 The compiled core stays the engine: a state holds one `Game` and this module only translates
 (legal actions, action strings from `actions.describe`, tensors from the observation kernel,
-serialization through `Game.to_dict` positions, returns from `rewards.terminal_rewards`).
+serialization as a `Game.to_dict` position with the exact state array it is checked against,
+returns from `rewards.terminal_rewards`).
 
 Chance: one explicit chance node, the deal, whose outcome k (uniform over NUM_DEALS) is the game
 seed; the engine then shuffles and rolls from the generator inside the state, so every later state
