@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))     # the tree this file belongs to, not an install
 from v1919_env.cards import CardDataError, load_card_set
 from v1919_env.conformance import check_invariants, play_random
 from v1919_env.core.invariants import MESSAGES, random_games_checked
