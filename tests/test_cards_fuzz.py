@@ -3,7 +3,7 @@ plays random games to the end with every invariant holding; never another except
 hang. The cases run in batches in a subprocess (tests/card_fuzz_worker.py) with a timeout, so a
 segfault or a hang fails the test and names the case instead of killing the run.
 
-V1919_CARD_FUZZ_CASES (default 120) sets the number of cases for a longer run.
+V1919_CARD_FUZZ_CASES (default 80) sets the number of cases for a longer run.
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from v1919_env.cards import SECTIONS, STANDARD_DIR, load_card_set
 
 WORKER = Path(__file__).with_name("card_fuzz_worker.py")
 BATCH = 40
-N_CASES = int(os.environ.get("V1919_CARD_FUZZ_CASES", "120"))
+N_CASES = int(os.environ.get("V1919_CARD_FUZZ_CASES", "80"))
 TIMEOUT_S = 300                        # per batch; a batch takes well under a minute
 SHIPPED = load_card_set().export()
 SECTION_WEIGHTS = ["board"] * 4 + ["events"] * 3 + ["issues"] * 2 + ["strategies"] * 2 + ["card_set"]
