@@ -1,7 +1,8 @@
 """`greedy`: one-ply lookahead. Every legal action is tried on `samples` determinized copies of the
-game (the dice and draws it triggers are sampled, never read from the real game) and scored by
-the evaluation of v1919_env/core/search.py (`evaluate`, documented in docs/agents.md): the seat's
-victory-point estimate minus the best other seat's."""
+game (the dice and draws it triggers are sampled, never read from the real game), the other seats'
+replies inside the procedure it starts (bids, uprising and event choices) are played by the rule
+bot, and the position is scored by the evaluation of v1919_env/core/search.py (`evaluate`,
+documented in docs/agents.md): the seat's victory-point estimate minus the best other seat's."""
 from __future__ import annotations
 
 import numpy as np
@@ -31,10 +32,11 @@ class GreedyAgent(Agent):
         self._rng = seed_policy_rng(0 if s is None else int(s) & 0x7FFFFFFFFFFFFFFF)
         self._s = np.zeros(STATE_SIZE, np.int32)
         self._acts = np.empty(MAX_LEGAL, np.int64)
+        self._buf = np.empty(MAX_LEGAL, np.int64)
 
     def act(self, observation, action_mask, game=None) -> int:
         g = require_game(self, game)
-        return int(greedy_action(g.state, g.T, self.samples, self._rng, self._s, self._acts))
+        return int(greedy_action(g.state, g.T, self.samples, self._rng, self._s, self._acts, self._buf))
 
     def __repr__(self) -> str:
         return f"GreedyAgent(samples={self.samples}, seed={self.seed!r})"

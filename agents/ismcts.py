@@ -6,8 +6,10 @@ so nothing about the real hidden order leaks in), descends the tree by UCT over 
 adds one node, finishes the game with a compiled rollout (random or rule-bot play) and backs the
 seats' win shares up. The parts live apart: `SearchTree` (flat arrays), the selection rule
 (`uct_score`, its constant `explore`), the determinization and the rollout policy; the whole
-iteration loop runs compiled (`ismcts_iterate`). Decisions with one legal action are answered at
-once; the answer is the most visited root action (then the best mean, then the first legal).
+iteration loop runs compiled (`ismcts_iterate`). Turn decisions offer hundreds of actions, more than
+a budget of a few hundred iterations can try, so nodes widen progressively (1 + widen * sqrt(visits)
+children) and the rule bot's choice is tried first. Decisions with one legal action are answered
+at once; the answer is the most visited root action (then the best mean, then the first legal).
 """
 from __future__ import annotations
 
@@ -61,13 +63,15 @@ class SearchTree:
 @register("ismcts")
 class ISMCTSAgent(Agent):
     """iterations: per decision (used when time_ms is None); time_ms: milliseconds per decision
-    instead; rollout: 'random' or 'rulebot'; explore: the UCT constant (rewards are win shares in
-    [0, 1]); max_rollout: decisions per rollout before it is cut (scored as it stands); seed."""
+    instead; rollout: 'rulebot' (default: much stronger at small budgets) or 'random'; explore: the UCT constant (rewards are win shares in
+    [0, 1]); widen: progressive widening, a node may have 1 + widen * sqrt(visits) children
+    (0: every legal action); max_rollout: decisions per rollout before it is cut (scored as it
+    stands); seed."""
 
     needs_game = True
 
-    def __init__(self, iterations: int = 200, time_ms: float | None = None, rollout: str = "random",
-                 explore: float = 0.7, max_rollout: int = 20000, seed: int | None = None):
+    def __init__(self, iterations: int = 200, time_ms: float | None = None, rollout: str = "rulebot",
+                 explore: float = 0.7, widen: float = 1.0, max_rollout: int = 20000, seed: int | None = None):
         if int(iterations) != iterations or iterations < 1:
             raise ValueError(f"iterations must be a positive integer, got {iterations!r}")
         if time_ms is not None and not time_ms > 0:
@@ -76,16 +80,20 @@ class ISMCTSAgent(Agent):
             raise ValueError(f"rollout must be one of {', '.join(POLICY_NAMES)}, got {rollout!r}")
         if not explore >= 0:
             raise ValueError(f"explore must be >= 0, got {explore!r}")
+        if not widen >= 0:
+            raise ValueError(f"widen must be >= 0 (0: no progressive widening), got {widen!r}")
         self.iterations = int(iterations)
         self.time_ms = None if time_ms is None else float(time_ms)
         self.rollout = rollout
         self.explore = float(explore)
+        self.widen = float(widen)
         self.max_rollout = int(max_rollout)
         self.seed = seed
         self.tree = SearchTree(DEFAULT_TIME_NODES if self.time_ms is not None else self.iterations + 1)
         self._policies = np.full(MAX_PLAYERS, POLICY_NAMES.index(rollout), np.int64)
         self._s = np.zeros(STATE_SIZE, np.int32)
         self._buf = np.empty(MAX_LEGAL, np.int64)
+        self._buf2 = np.empty(MAX_LEGAL, np.int64)
         self._path = np.zeros(MAX_PATH, np.int64)
         self.last_stats: dict | None = None
         self.reset(seed)
@@ -98,8 +106,8 @@ class ISMCTSAgent(Agent):
         """Run the budget from `game` (never modified) and return the number of iterations."""
         self.tree.reset()
         t = self.tree
-        args = (t.TF, t.TI, t.hk, t.hv, t.meta, self.explore, self._policies, self.max_rollout, self._rng,
-                self._s, self._buf, self._path)
+        args = (t.TF, t.TI, t.hk, t.hv, t.meta, self.explore, self.widen, self._policies, self.max_rollout,
+                self._rng, self._s, self._buf, self._buf2, self._path)
         if self.time_ms is None:
             ismcts_iterate(game.state, game.T, self.iterations, *args)
         else:
@@ -126,4 +134,4 @@ class ISMCTSAgent(Agent):
 
     def __repr__(self) -> str:
         return (f"ISMCTSAgent(iterations={self.iterations}, time_ms={self.time_ms!r}, rollout={self.rollout!r}, "
-                f"explore={self.explore}, seed={self.seed!r})")
+                f"explore={self.explore}, widen={self.widen}, seed={self.seed!r})")

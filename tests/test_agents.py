@@ -12,7 +12,8 @@ from agents import AgentError, agent_names, make_agent, parse_agent_spec
 from v1919_env.core import layout as L
 from v1919_env.core import tables as TB
 from v1919_env.core.bots import POLICY_RANDOM, POLICY_RULEBOT, play_games, rollout, seed_policy_rng
-from v1919_env.core.search import determinize, tree_add, tree_find, tree_reset, uct_score
+from v1919_env.core.bots import bot_action
+from v1919_env.core.search import determinize, tree_add, tree_find, tree_reset, uct_score, widening_limit
 from v1919_env.game import Game
 
 FAST = {"random": {}, "rulebot": {}, "greedy": {"samples": 1}, "ismcts": {"iterations": 6}}
@@ -54,6 +55,8 @@ def test_registry_lists_the_agents_and_rejects_unknown_names_and_options():
         make_agent("ismcts", iters=5)
     with pytest.raises(AgentError, match="rollout must be one of random, rulebot"):
         make_agent("ismcts", rollout="greedy")
+    with pytest.raises(AgentError, match="widen must be >= 0"):
+        make_agent("ismcts", widen=-1)
     with pytest.raises(AgentError, match="iterations must be a positive integer"):
         make_agent("ismcts", iterations=0)
     with pytest.raises(AgentError, match="samples"):
@@ -167,7 +170,8 @@ def _reorder_hidden(g: Game, seed: int) -> Game:
     return h
 
 
-@pytest.mark.parametrize("name,opts", [("ismcts", {"iterations": 80}), ("ismcts", {"iterations": 40, "rollout": "rulebot"}),
+@pytest.mark.parametrize("name,opts", [("ismcts", {"iterations": 80, "rollout": "random"}),
+                                       ("ismcts", {"iterations": 40, "rollout": "rulebot"}),
                                        ("greedy", {"samples": 2})])
 def test_search_never_reads_the_hidden_deck_order_or_dice(name, opts):
     """Two games that differ only in what no player sees give the same decision and (ismcts) the
@@ -233,6 +237,26 @@ def test_uct_prefers_the_better_mean_then_the_less_visited():
     assert uct_score(TF, 3, 0.7) > uct_score(TF, 2, 0.7)              # same mean 0.5 vs 0.2 + bonus
     assert uct_score(TF, 1, 0.0) == pytest.approx(0.8)
     assert uct_score(TF, 4, 0.7) > 1e29                                 # never visited: tried first
+
+
+def test_progressive_widening_tries_the_rule_bots_choice_first():
+    """Turn decisions offer hundreds of actions: a node widens as 1 + widen * sqrt(visits), and its
+    first child is the rule bot's choice; widen=0 tries every legal action."""
+    assert [widening_limit(v, 1.0) for v in (0, 1, 4, 100)] == [1, 2, 3, 11]
+    assert widening_limit(100, 0.0) > 10 ** 6
+    g = mid_game(decisions=400)
+    while g.decision != "turn" or len(g.legal_actions()) < 20:
+        g.step(int(bot_action(g.state, g.T, np.empty(L.MAX_LEGAL, np.int64), seed_policy_rng(0))))
+    expected = int(bot_action(g.state, g.T, np.empty(L.MAX_LEGAL, np.int64), seed_policy_rng(0)))
+    a = make_agent("ismcts", iterations=1, seed=0)
+    a.act(None, g.action_mask(), g)
+    assert a.last_stats["visits"][list(a.last_stats["actions"]).index(expected)] == 1
+    a = make_agent("ismcts", iterations=100, seed=0)
+    a.act(None, g.action_mask(), g)
+    assert 1 < (a.last_stats["visits"] > 0).sum() <= widening_limit(99, 1.0)
+    b = make_agent("ismcts", iterations=100, widen=0, seed=0)
+    b.act(None, g.action_mask(), g)
+    assert (b.last_stats["visits"] > 0).sum() == min(100, len(g.legal_actions()))
 
 
 @pytest.mark.parametrize("policy", [POLICY_RANDOM, POLICY_RULEBOT])

@@ -17,9 +17,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .bots import piv, policy_below, rollout
-from .layout import (EV_DECK, EV_DECK_N, FORCED_N, FORCED_POS, GAME_OVER, INF_AVAIL, ISSUE_DECK, ISSUE_DECK_N,
-                     MAX_PLAYERS, MIL_AVAIL, N_SLOTS, NUM_PLAYERS, PENDING_PLAYER, RNG, SLOT_ISSUE, VARIANT)
+from .bots import bot_action, piv, policy_below, rollout
+from .layout import (D_PLACE2, D_TURN, EV_DECK, EV_DECK_N, FORCED_N, FORCED_POS, GAME_OVER, INF_AVAIL, ISSUE_DECK, ISSUE_DECK_N,
+                     MAX_PLAYERS, MIL_AVAIL, N_SLOTS, NUM_PLAYERS, PENDING, PENDING_PLAYER, RNG, SLOT_ISSUE, VARIANT)
 from .board import slot_leader, slot_total
 from .scoring import N_SCORE_COLS, SC_TOTAL, final_scores, winners
 from .step import apply_action, legal
@@ -162,11 +162,23 @@ def outcome_rewards(s, T, out, r):
 
 # ----------------------------------------------------------------------------- ISMCTS
 @njit(cache=True)
-def ismcts_iterate(root, T, iters, TF, TI, hk, hv, meta, explore, policies, max_rollout, rng, s, buf, path):
+def widening_limit(visits, widen):
+    """Children a node may have after `visits` visits (progressive widening: 1 + widen * sqrt(visits));
+    unlimited when widen <= 0."""
+    if widen <= 0.0:
+        return 1 << 30
+    return 1 + np.int64(widen * np.sqrt(visits))
+
+
+@njit(cache=True)
+def ismcts_iterate(root, T, iters, TF, TI, hk, hv, meta, explore, widen, policies, max_rollout, rng, s, buf, buf2,
+                   path):
     """Run `iters` iterations from the root position (never modified): each determinizes a copy,
-    descends by UCT over the legal actions (one new node per iteration), finishes with the
-    compiled rollout of `policies` (per seat: random or rule bot) and backs the win shares up.
-    Decisions with one legal action are stepped through without a node. Returns iterations run."""
+    descends by UCT over the legal actions, adds one node, finishes with the compiled rollout of
+    `policies` (per seat: random or rule bot) and backs the win shares up. A node gains a child
+    only while it has fewer than widening_limit(its visits) children among the legal actions; the
+    rule bot's choice is tried first, then untried actions at random. Decisions with one legal
+    action are stepped through without a node. Returns the iterations run."""
     out = np.zeros((MAX_PLAYERS, N_SCORE_COLS), np.int64)
     r = np.zeros(MAX_PLAYERS, np.float64)
     for _ in range(iters):
@@ -192,15 +204,16 @@ def ismcts_iterate(root, T, iters, TF, TI, hk, hv, meta, explore, policies, max_
                     sc = uct_score(TF, c, explore)
                     if sc > best:
                         best, best_c, best_a = sc, c, buf[j]
-            if untried > 0:
-                k = policy_below(rng, untried)
-                a = -1
-                for j in range(n):
-                    if tree_find(hk, hv, node, buf[j]) < 0:
-                        if k == 0:
-                            a = buf[j]
-                            break
-                        k -= 1
+            if untried > 0 and n - untried < widening_limit(TF[node, TF_VISITS], widen):
+                a = bot_action(s, T, buf2, rng)
+                if tree_find(hk, hv, node, a) >= 0:
+                    k = policy_below(rng, untried)
+                    for j in range(n):
+                        if tree_find(hk, hv, node, buf[j]) < 0:
+                            if k == 0:
+                                a = buf[j]
+                                break
+                            k -= 1
                 c = tree_add(TF, TI, hk, hv, meta, node, a, seat)
                 if c < 0:
                     break                     # the tree is full: roll out from here
@@ -209,11 +222,13 @@ def ismcts_iterate(root, T, iters, TF, TI, hk, hv, meta, explore, policies, max_
                 path[depth] = c
                 depth += 1
                 expanded = True
-            else:
+            elif best_c >= 0:
                 apply_action(s, T, best_a)
                 path[depth] = best_c
                 depth += 1
                 node = best_c
+            else:
+                break
         rollout(s, T, policies, buf, rng, max_rollout)
         outcome_rewards(s, T, out, r)
         for d in range(depth):
@@ -267,14 +282,26 @@ def evaluate(s, T, p, out):
 
 
 @njit(cache=True)
-def greedy_action(root, T, samples, rng, s, acts):
+def finish_replies(s, T, p, buf, rng):
+    """Play the other seats' decisions by the rule bot until p must decide again, a turn decision
+    comes up or the game ends (the replies inside the procedure an action starts: bids, uprising
+    and event choices)."""
+    while s[GAME_OVER] == 0 and s[PENDING_PLAYER] != p and s[PENDING] != D_TURN and s[PENDING] != D_PLACE2:
+        apply_action(s, T, bot_action(s, T, buf, rng))
+
+
+@njit(cache=True)
+def greedy_action(root, T, samples, rng, s, acts, buf):
     """One-ply lookahead for the seat to decide: every legal action is applied to `samples`
-    determinized copies (the chance it triggers is sampled, never read from the real game) and
-    scored by `evaluate`; the best mean wins, ties broken by rng. Returns the action id."""
+    determinized copies (the chance it triggers is sampled, never read from the real game), the
+    other seats' replies inside the procedure it starts are played by the rule bot
+    (`finish_replies`), and the position is scored by `evaluate`; the best mean wins; among equal
+    means the rule bot's choice, else one drawn with rng. Returns the action id."""
     n = legal(root, T, acts)
     if n <= 1:
         return acts[0] if n == 1 else -1
     p = root[PENDING_PLAYER]
+    prior = bot_action(root, T, buf, rng)
     out = np.zeros((MAX_PLAYERS, N_SCORE_COLS), np.int64)
     best, best_a, ties = -1e300, acts[0], 0
     for j in range(n):
@@ -283,12 +310,13 @@ def greedy_action(root, T, samples, rng, s, acts):
             s[:] = root
             determinize(s, T, rng)
             apply_action(s, T, acts[j])
+            finish_replies(s, T, p, buf, rng)
             tot += evaluate(s, T, p, out)
         v = tot / samples
         if v > best + 1e-9:
             best, best_a, ties = v, acts[j], 1
-        elif v > best - 1e-9:
+        elif v > best - 1e-9 and best_a != prior:
             ties += 1
-            if policy_below(rng, ties) == 0:
+            if acts[j] == prior or policy_below(rng, ties) == 0:
                 best_a = acts[j]
     return best_a
