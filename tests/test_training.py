@@ -182,3 +182,21 @@ def test_neural_opponent_logits_match_the_policy_distribution():
     lg = opp.logits(obs, masks.astype(np.int8))
     probs = np.exp(lg - lg.max(axis=1, keepdims=True))
     np.testing.assert_allclose(probs / probs.sum(axis=1, keepdims=True), ref, atol=1e-5)
+
+
+def test_evaluation_tournament_of_agent_specs(tmp_path):
+    from sb3_contrib import MaskablePPO
+
+    from agents.tournament.config import ConfigError as TournamentConfigError
+    from training.envs import make_vec_env
+    from training.evaluate import tournament_config
+    from training.policy import policy_kwargs
+
+    cfg = smoke_cfg()
+    with pytest.raises(TournamentConfigError, match="no checkpoint file"):
+        tournament_config(tmp_path / "none.zip", "random", 8, cfg, seed=3)
+    venv, _ = make_vec_env(cfg, ["random"], None, seed=0)
+    MaskablePPO("MlpPolicy", venv, policy_kwargs=policy_kwargs(cfg), device="cpu").save(str(tmp_path / "m.zip"))
+    t = tournament_config(tmp_path / "m.zip", "ismcts:iterations=20", 8, cfg, seed=3)
+    assert t.labels == ["learned"] + [f"ismcts:iterations=20#{k}" for k in (1, 2, 3)]
+    assert [a["options"] for a in t.agents[1:]] == [{"iterations": 20}] * 3

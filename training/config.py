@@ -95,7 +95,7 @@ def _layers(cfg: dict, path: str) -> None:
 
 def validate(cfg: dict) -> dict:
     """Check every field of a merged config; returns it."""
-    from agents.base import agent_names
+    from agents.base import agent_names, parse_agent_spec
     from v1919_env.vector_env import reward_weights
     from v1919_env.vector_kernels import COMPILED_POLICIES
 
@@ -147,9 +147,10 @@ def validate(cfg: dict) -> dict:
             raise ConfigError(f"evaluation.{k}: a multiple of 4 (the tournament rotates the seats), got {ev[k]}")
     _number(cfg, "evaluation.workers", int, 0)
     if not isinstance(ev["opponents"], list) or not ev["opponents"]:
-        raise ConfigError(f"evaluation.opponents: a list of agent names, got {ev['opponents']!r}")
+        raise ConfigError(f"evaluation.opponents: a list of agent specs (name or name:key=value,...), got {ev['opponents']!r}")
     known = agent_names()
-    for k, name in enumerate(ev["opponents"]):
+    for k, spec in enumerate(ev["opponents"]):
+        name = parse_agent_spec(spec)[0] if isinstance(spec, str) else spec
         if name not in known:
             raise ConfigError(f"evaluation.opponents[{k}]: unknown agent {name!r}; agents: {', '.join(known)}")
     _number(cfg, "checkpoint_every_steps", int, 1)

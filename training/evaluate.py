@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
+from agents.base import parse_agent_spec
 from agents.tournament import config_from_dict, play_games
 from agents.tournament.runner import finished_games
 from agents.tournament.stats import agent_rows
@@ -16,11 +17,13 @@ CSV_COLUMNS = ("step", "minutes", "opponent", "games", "wins", "win_rate", "win_
 
 
 def tournament_config(checkpoint, opponent: str, games: int, cfg: dict, seed: int, deterministic: bool = True):
-    """The tournament of `checkpoint` (seat label 'learned') against num_players - 1 copies of `opponent`."""
+    """The tournament of `checkpoint` (seat label 'learned') against num_players - 1 copies of
+    `opponent` (an agent spec: 'greedy', 'ismcts:iterations=100')."""
     n = cfg["num_players"]
+    name, opts = parse_agent_spec(opponent)
     agents = [{"name": LEARNED, "label": LEARNED, "options": {"path": str(checkpoint),
                                                               "deterministic": deterministic}}]
-    agents += [{"name": opponent, "label": f"{opponent}-{k + 1}"} for k in range(n - 1)]
+    agents += [{"name": name, "label": f"{opponent}#{k + 1}", "options": opts} for k in range(n - 1)]
     return config_from_dict({"name": f"eval-{opponent}", "num_players": n, "variant": cfg["variant"],
                              "games": games, "seed": seed, "workers": cfg["evaluation"]["workers"],
                              "agents": agents})
@@ -32,7 +35,7 @@ def evaluate(checkpoint, cfg: dict, out_dir, games: int, seed: int, progress: bo
     rows = []
     for opp in cfg["evaluation"]["opponents"]:
         tcfg = tournament_config(checkpoint, opp, games, cfg, seed, cfg["evaluation"]["deterministic"])
-        d = Path(out_dir) / opp
+        d = Path(out_dir) / opp.replace(":", "_").replace(",", "_").replace("=", "")
         res = play_games(tcfg, d, progress=progress, log=lambda *_: None)
         if res["failed"]:
             raise RuntimeError(f"evaluation against {opp}: {len(res['failed'])} game(s) failed: "
@@ -66,3 +69,34 @@ def read_rows(csv_path) -> list[dict]:
     with open(p, newline="") as fh:
         rows = [{k: (v if k == "opponent" else float(v)) for k, v in r.items()} for r in csv.DictReader(fh)]
     return list({(r["step"], r["opponent"]): r for r in rows}.values())
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m training.evaluate RUN_DIR CHECKPOINT --opponents greedy ismcts:iterations=100 --games 48`:
+    evaluate a checkpoint of a run (its config.yaml gives players and variant) against more agents;
+    rows are printed as JSON and the tournaments kept under RUN_DIR/eval/extra/."""
+    import argparse
+    import json
+
+    from .config import load_config
+
+    ap = argparse.ArgumentParser(prog="python -m training.evaluate", description=main.__doc__)
+    ap.add_argument("run_dir")
+    ap.add_argument("checkpoint")
+    ap.add_argument("--opponents", nargs="+", required=True, help="agent specs")
+    ap.add_argument("--games", type=int, default=100, help="games per opponent (a multiple of 4)")
+    ap.add_argument("--workers", type=int, default=None)
+    args = ap.parse_args(argv)
+    cfg = load_config(Path(args.run_dir) / "config.yaml")
+    cfg["evaluation"]["opponents"] = list(args.opponents)
+    if args.workers is not None:
+        cfg["evaluation"]["workers"] = args.workers
+    from .learner import EVAL_SEED_OFFSET
+    rows = evaluate(args.checkpoint, cfg, Path(args.run_dir) / "eval" / "extra", args.games,
+                    seed=cfg["seed"] + EVAL_SEED_OFFSET, progress=True)
+    print(json.dumps(rows, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
