@@ -7,6 +7,9 @@ from the saved observation space. Illegal actions get zero probability (the mask
 logits). `deterministic=True` plays the most probable action; `False` samples from the masked
 distribution with the agent's own seeded generator, so a seeded game replays exactly.
 
+Without `path` the agent plays the shipped weights (`DEFAULT_WEIGHTS`, trained by
+`v1919 train configs/train/ppo_4p.yaml`; see docs/training.md).
+
 torch and sb3-contrib are imported only when the agent is built (the core imports without them),
 and torch is limited to one thread.
 """
@@ -21,13 +24,16 @@ from v1919_env.core.observe import OBS_SIZE
 
 from .base import Agent, register
 
+DEFAULT_WEIGHTS = Path(__file__).parent / "weights" / "ppo_4p.zip"
+
 
 @register("learned")
 class LearnedAgent(Agent):
     """MaskablePPO checkpoint (`path`, a .zip); greedy (`deterministic`) or sampled actions."""
 
-    def __init__(self, path: str, deterministic: bool = True, seed: int | None = None, device: str = "cpu"):
-        p = Path(path)
+    def __init__(self, path: str | None = None, deterministic: bool = True, seed: int | None = None,
+                 device: str = "cpu"):
+        p = Path(path) if path is not None else DEFAULT_WEIGHTS
         if not p.is_file():
             raise ValueError(f"no checkpoint file at {str(p)!r}")
         import torch

@@ -200,3 +200,15 @@ def test_evaluation_tournament_of_agent_specs(tmp_path):
     t = tournament_config(tmp_path / "m.zip", "ismcts:iterations=20", 8, cfg, seed=3)
     assert t.labels == ["learned"] + [f"ismcts:iterations=20#{k}" for k in (1, 2, 3)]
     assert [a["options"] for a in t.agents[1:]] == [{"iterations": 20}] * 3
+
+
+def test_the_shipped_weights_are_the_learned_agents_default():
+    from agents.base import make_agent
+    from agents.learned import DEFAULT_WEIGHTS
+    from agents.play import run_game, seat_spec
+
+    assert DEFAULT_WEIGHTS.is_file() and DEFAULT_WEIGHTS.stat().st_size < 5_000_000
+    agents = [make_agent("learned")] + [make_agent("rulebot") for _ in range(3)]
+    specs = [seat_spec("learned")] + [seat_spec("rulebot", label=f"rulebot-{k}") for k in range(3)]
+    rec = run_game(agents, specs, num_players=4, seed=2)
+    assert rec["result"]["forfeit"] is None
