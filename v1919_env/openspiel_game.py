@@ -263,7 +263,7 @@ _TEXT_CACHE_SIZE = 256
 def _board_text(g: Game) -> str:
     """render_text(g), remembered for the last few hundred positions: OpenSpiel asks for the same
     position's strings many times (ToString of a state and its clones, observation strings)."""
-    key = (g.cards.label, g.state.tobytes())
+    key = (g.cards.source, g.cards.label, g.state.tobytes())
     text = _TEXT_CACHE.get(key)
     if text is None:
         if len(_TEXT_CACHE) >= _TEXT_CACHE_SIZE:
