@@ -252,3 +252,13 @@ def test_gymnasium_vector_view():
             ended += int(done.sum())
     assert ended > 0
     env.close()
+
+
+def test_the_vector_env_imports_without_torch():
+    import subprocess
+    import sys
+
+    code = ("import sys, v1919_env.vector_env, v1919_env.vector_kernels\n"
+            "print('torch' in sys.modules, 'stable_baselines3' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
