@@ -266,9 +266,15 @@ class raw_env(AECEnv):
             self._rewarded = True
         infos = self.infos
         prev = getattr(self, "agent_selection", None)
+        agents = self.possible_agents
         seat = int(st[L.PENDING_PLAYER])
-        agent = self.possible_agents[seat]
+        agent = agents[seat]
         self.agent_selection = agent
+        if not self.numeric_info and self.obs_mode == "dict":     # the default, on the hot path
+            if prev in infos:
+                infos[prev] = {}
+            infos[agent] = {"decision": L.DECISION_LIST[st[L.PENDING]], "active": agents[st[L.ACTIVE]]}
+            return
         if prev in infos and prev != agent:
             infos[prev] = self._info("waiting")
         mask = None
