@@ -39,6 +39,23 @@ class Agent:
         return f"{type(self).__name__}()"
 
 
+def number_option(name: str, value, kind: type = int, minimum: float | None = None, above: float | None = None,
+                  allow_none: bool = False):
+    """An agent's numeric option, checked: the right type (no bools or strings), finite, at least
+    `minimum` / more than `above`; else a ValueError naming the option."""
+    if value is None and allow_none:
+        return None
+    what = "an integer" if kind is int else "a number"
+    types = (int, np.integer) if kind is int else (int, float, np.integer, np.floating)
+    if isinstance(value, bool) or not isinstance(value, types) or not np.isfinite(value):
+        raise ValueError(f"option {name} must be {what}{' or None' if allow_none else ''}, got {value!r}")
+    if minimum is not None and value < minimum:
+        raise ValueError(f"option {name} must be {what} >= {minimum}, got {value!r}")
+    if above is not None and not value > above:
+        raise ValueError(f"option {name} must be {what} > {above}, got {value!r}")
+    return kind(value)
+
+
 def require_game(agent: Agent, game):
     """The Game an agent that reads it was given; a clear error when the caller passed none."""
     if game is None:

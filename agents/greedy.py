@@ -11,7 +11,7 @@ from v1919_env.core.bots import seed_policy_rng
 from v1919_env.core.layout import MAX_LEGAL, STATE_SIZE
 from v1919_env.core.search import greedy_action
 
-from .base import Agent, register, require_game
+from .base import Agent, number_option, register, require_game
 
 
 @register("greedy")
@@ -21,10 +21,8 @@ class GreedyAgent(Agent):
     needs_game = True
 
     def __init__(self, samples: int = 2, seed: int | None = None):
-        if int(samples) != samples or samples < 1:
-            raise ValueError(f"samples must be a positive integer, got {samples!r}")
-        self.samples = int(samples)
-        self.seed = seed
+        self.samples = number_option("samples", samples, int, minimum=1)
+        self.seed = number_option("seed", seed, int, allow_none=True)
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:

@@ -21,7 +21,7 @@ from v1919_env.core.bots import POLICY_NAMES, seed_policy_rng
 from v1919_env.core.layout import MAX_LEGAL, MAX_PLAYERS, STATE_SIZE
 from v1919_env.core.search import MAX_PATH, ismcts_iterate, root_child_stats, tree_reset
 
-from .base import Agent, register, require_game
+from .base import Agent, number_option, register, require_game
 
 TIME_CHUNK = 16            # iterations per compiled call when the budget is in milliseconds
 DEFAULT_TIME_NODES = 1 << 16
@@ -72,23 +72,15 @@ class ISMCTSAgent(Agent):
 
     def __init__(self, iterations: int = 200, time_ms: float | None = None, rollout: str = "rulebot",
                  explore: float = 0.7, widen: float = 1.0, max_rollout: int = 20000, seed: int | None = None):
-        if int(iterations) != iterations or iterations < 1:
-            raise ValueError(f"iterations must be a positive integer, got {iterations!r}")
-        if time_ms is not None and not time_ms > 0:
-            raise ValueError(f"time_ms must be a positive number of milliseconds or None, got {time_ms!r}")
+        self.iterations = number_option("iterations", iterations, int, minimum=1)
+        self.time_ms = number_option("time_ms", time_ms, float, above=0, allow_none=True)
         if rollout not in POLICY_NAMES:
-            raise ValueError(f"rollout must be one of {', '.join(POLICY_NAMES)}, got {rollout!r}")
-        if not explore >= 0:
-            raise ValueError(f"explore must be >= 0, got {explore!r}")
-        if not widen >= 0:
-            raise ValueError(f"widen must be >= 0 (0: no progressive widening), got {widen!r}")
-        self.iterations = int(iterations)
-        self.time_ms = None if time_ms is None else float(time_ms)
+            raise ValueError(f"option rollout must be one of {', '.join(POLICY_NAMES)}, got {rollout!r}")
         self.rollout = rollout
-        self.explore = float(explore)
-        self.widen = float(widen)
-        self.max_rollout = int(max_rollout)
-        self.seed = seed
+        self.explore = number_option("explore", explore, float, minimum=0)
+        self.widen = number_option("widen", widen, float, minimum=0)
+        self.max_rollout = number_option("max_rollout", max_rollout, int, minimum=1)
+        self.seed = number_option("seed", seed, int, allow_none=True)
         self.tree = SearchTree(DEFAULT_TIME_NODES if self.time_ms is not None else self.iterations + 1)
         self._policies = np.full(MAX_PLAYERS, POLICY_NAMES.index(rollout), np.int64)
         self._s = np.zeros(STATE_SIZE, np.int32)

@@ -7,7 +7,7 @@ import numpy as np
 from v1919_env.core.bots import bot_action, seed_policy_rng
 from v1919_env.core.layout import MAX_LEGAL
 
-from .base import Agent, register, require_game
+from .base import Agent, number_option, register, require_game
 
 
 @register("rulebot")
@@ -18,7 +18,7 @@ class RuleBotAgent(Agent):
     needs_game = True
 
     def __init__(self, seed: int | None = None):
-        self.seed = seed
+        self.seed = number_option("seed", seed, int, allow_none=True)
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:

@@ -55,12 +55,17 @@ def test_registry_lists_the_agents_and_rejects_unknown_names_and_options():
         make_agent("ismcts", iters=5)
     with pytest.raises(AgentError, match="rollout must be one of random, rulebot"):
         make_agent("ismcts", rollout="greedy")
-    with pytest.raises(AgentError, match="widen must be >= 0"):
-        make_agent("ismcts", widen=-1)
-    with pytest.raises(AgentError, match="iterations must be a positive integer"):
-        make_agent("ismcts", iterations=0)
-    with pytest.raises(AgentError, match="samples"):
+    for opts, msg in (({"widen": -1}, "widen must be a number >= 0"), ({"iterations": 0}, "iterations must be an integer >= 1"),
+                      ({"iterations": "abc"}, "iterations must be an integer, got 'abc'"),
+                      ({"iterations": 2.5}, "iterations must be an integer"), ({"iterations": True}, "iterations"),
+                      ({"time_ms": 0}, "time_ms must be a number > 0"), ({"time_ms": "5"}, "time_ms must be a number or None"),
+                      ({"explore": float("nan")}, "explore must be a number"), ({"seed": "x"}, "seed must be an integer")):
+        with pytest.raises(AgentError, match=msg):
+            make_agent("ismcts", **opts)
+    with pytest.raises(AgentError, match="samples must be an integer >= 1"):
         make_agent("greedy", samples=0)
+    with pytest.raises(AgentError, match="seed must be an integer or None"):
+        make_agent("rulebot", seed=1.5)
     name, opts = parse_agent_spec("ismcts:iterations=20,rollout=rulebot,time_ms=5")
     a = make_agent(name, **opts)
     assert (a.iterations, a.rollout, a.time_ms) == (20, "rulebot", 5.0)
