@@ -178,3 +178,12 @@ def test_self_play_with_sb3_contrib_action_masker_and_maskable_ppo():
     act, _ = model.predict(obs, action_masks=env.action_masks(), deterministic=True)
     assert env.action_masks()[int(act)]
     assert model.num_timesteps >= 256 and NUM_ACTIONS == env.action_space.n
+
+
+def test_compat_imports_no_rl_library_until_an_adapter_is_called():
+    import subprocess
+    import sys
+    code = ("import sys, v1919_env.compat\n"
+            "print(*(m in sys.modules for m in ('torch', 'ray', 'torchrl', 'tianshou', 'supersuit')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False"] * 5
