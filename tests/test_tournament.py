@@ -220,6 +220,16 @@ def test_resume_skips_finished_games_and_repairs_a_cut_line(tmp_path):
     with pytest.raises(TournamentError, match="another tournament"):
         play_games(config_from_dict(cfg_dict(seed=4)), tmp_path, progress=False)
     assert (tmp_path / "config.yaml").read_text() == saved and len(read_games(path)) == 12
+    # a second run into the same directory while one is playing is refused
+    import fcntl
+
+    with open(tmp_path / ".lock", "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        with pytest.raises(TournamentError, match="another run is playing into"):
+            play_games(config_from_dict(cfg_dict(games=16)), tmp_path, progress=False)
+    assert len(read_games(path)) == 12
+    play_games(config_from_dict(cfg_dict(games=16)), tmp_path, progress=False, log=lambda *a: None)
+    assert len(read_games(path)) == 16
 
 
 def _start(cfg_path, out, env=None):

@@ -5,7 +5,8 @@ the order games finish. Running the same config into the same directory again re
 drops an unfinished last line (a write cut short), checks that its games belong to the same
 tournament definition (config fingerprint), and plays only the missing game indices; a config
 with more games extends the tournament. Ctrl-C or a dead worker stops the run with every
-finished game kept. The reports are then recomputed from games.jsonl alone.
+finished game kept; a second run into the same directory at the same time is refused. The
+reports are then recomputed from games.jsonl alone.
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from .report import write_reports
 from .worker import init_worker, make_job, play_job
 
 GAMES_FILE = "games.jsonl"
+LOCK_FILE = ".lock"
 
 
 class TournamentError(RuntimeError):
@@ -82,6 +84,28 @@ def play_games(cfg, out_dir, workers: int | None = None, progress: bool = True, 
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    with _run_lock(out):
+        return _play_missing(cfg, out, workers, progress, log, tqdm)
+
+
+def _run_lock(out: Path):
+    """An open lock file held exclusively while a run plays into `out`: a second run at the same
+    time (which would play the same games again) is refused. No lock where fcntl is missing."""
+    fh = open(out / LOCK_FILE, "w")
+    try:
+        import fcntl
+    except ImportError:                  # pragma: no cover  (Windows)
+        return fh
+    try:
+        fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        fh.close()
+        raise TournamentError(f"another run is playing into {out} (it holds {out / LOCK_FILE}); wait for it to end "
+                              f"or stop it first") from None
+    return fh
+
+
+def _play_missing(cfg, out: Path, workers, progress, log, tqdm) -> dict:
     done = finished_games(cfg, out)
     (out / "config.yaml").write_text(cfg.to_yaml())          # after the check: never over another tournament's
     done_ids = {r["game"] for r in done}
