@@ -20,7 +20,7 @@ import numpy as np
 
 from .core import layout as L
 from .core.actions import SEGMENTS
-from .vocab import CATEGORIES, COUNTER_BASE, COUNTERS, FLAGGED_COUNTERS, NATIONS, REGIONS, counter_slot
+from .vocab import CATEGORIES, COUNTER_BASE, COUNTERS, FLAGGED_COUNTERS, NATIONS, REGIONS, VARIANTS, counter_slot
 
 DATA_DIR = Path(__file__).parent / "data"
 STANDARD_DIR = DATA_DIR / "standard"
@@ -54,7 +54,7 @@ def kernel_limits() -> dict:
         "die_faces": tl["region_of_die"] - 1,
         "happiness_max": tl["units_allowed"] - 1,
         "demobilize_spaces": TB.MAX_DEMOB,
-        "variant_names": TB.VARIANTS[:tl["variant_below_game_end"]],
+        "variant_names": VARIANTS[:tl["variant_below_game_end"]],
         "reclaim_max": _SEGMENT_PARAMS["reclaim"]["n"] - 1,
         "transfer_max": _SEGMENT_PARAMS["transfer"]["n"],
         "strategy_cards_extra": sl["strat_dealt"] - L.MAX_PLAYERS,

@@ -19,6 +19,7 @@ from .core import tables as TB
 from .core.scoring import N_SCORE_COLS, SC_FLAGS, SC_HAPPINESS, SC_ISSUES, SC_STRATEGY, SC_TOTAL, final_scores, winners
 from .core.step import MAX_LEGAL, init_game, legal, try_step
 from .position import PositionError  # noqa: F401  (re-exported)
+from .seating import parse_seating, seating_names
 from .vocab import NATIONS
 
 POSITION_FORMAT = "v1919-position"
@@ -70,9 +71,11 @@ class Game:
     # ------------------------------------------------------------------ construction
     @classmethod
     def new(cls, num_players: int = 4, seed: int = 0, variant: str = "standard", negotiation: bool = False,
-            card_set: str | None = None) -> "Game":
+            card_set: str | None = None, seating=None) -> "Game":
         """A new game after setup, at the first decision. variant: the board's deck variants
-        (standard, short15, long10, longest); negotiation: the Negotiations-5 transfer action."""
+        (standard, short15, long10, longest); negotiation: the Negotiations-5 transfer action;
+        seating: the players' nations clockwise around the table (default UK, France, USA, Italy;
+        the Player's Manual sits ["uk", "usa", "italy", "france"]), see v1919_env.seating."""
         if not _is_int(num_players) or num_players not in (3, 4):
             raise ValueError(f"num_players must be the integer 3 or 4 (the 1- and 2-player rules are not "
                              f"implemented yet), got {num_players!r}")
@@ -80,12 +83,14 @@ class Game:
             raise ValueError(f"seed must be an integer in 0..2**63-1, got {seed!r}")
         if not isinstance(negotiation, (bool, np.bool_)):
             raise ValueError(f"negotiation must be True or False, got {negotiation!r}")
+        order = parse_seating(seating, int(num_players))
         cs, T = card_tables(card_set)
         names = variant_names(cs)
         if not isinstance(variant, str) or variant not in names:
             raise ValueError(f"unknown variant {variant!r}; choose one of {names}")
         s = np.zeros(L.STATE_SIZE, L.STATE_DTYPE)
         init_game(s, T, int(num_players), int(seed), names.index(variant), int(negotiation))
+        s[L.SEATING:L.SEATING + len(order)] = order       # nothing before the first decision uses it
         return cls(s, cs, T)
 
     def clone(self) -> "Game":
@@ -95,6 +100,11 @@ class Game:
     @property
     def num_players(self) -> int:
         return int(self.state[L.NUM_PLAYERS])
+
+    @property
+    def seating(self) -> list[str]:
+        """The players' nations clockwise around the table, starting with the UK."""
+        return seating_names(self.state[L.SEATING:L.SEATING + self.num_players])
 
     @property
     def current_player(self) -> int:

@@ -58,14 +58,16 @@ class RandomPolicy:
 
 class Versailles1919Env(gym.Env):
     """One seat learns; the others are opponents. obs_mode 'dict' (observation + action_mask, the
-    PettingZoo layout) or 'vector' (the observation only; use action_masks())."""
+    PettingZoo layout) or 'vector' (the observation only; use action_masks()). seating: the
+    nations clockwise around the table (see v1919_env.seating); `seat` is a nation index."""
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 1}
 
     def __init__(self, num_players: int = 4, seat: int = 0, opponents: Sequence | Callable | None = None,
                  reward: str = "win_loss", obs_mode: str = "dict", render_mode: str | None = None,
                  variant: str = "standard", negotiation: bool = False, card_set: str | None = None,
-                 random_seat: bool = False, illegal_action: str = "penalize", illegal_penalty: float = -1.0):
+                 random_seat: bool = False, illegal_action: str = "penalize", illegal_penalty: float = -1.0,
+                 seating=None):
         if num_players not in (3, 4):
             raise ValueError(f"num_players must be 3 or 4, got {num_players}")
         if not 0 <= seat < num_players:
@@ -86,7 +88,7 @@ class Versailles1919Env(gym.Env):
         self.reward_kind = reward
         self.obs_mode = obs_mode
         self.render_mode = render_mode
-        self.config = dict(variant=variant, negotiation=negotiation, card_set=card_set)
+        self.config = dict(variant=variant, negotiation=negotiation, card_set=card_set, seating=seating)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.observation_space = observation_space() if obs_mode == "dict" else \
             spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32)

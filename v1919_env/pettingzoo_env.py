@@ -51,7 +51,7 @@ class raw_env(AECEnv):
     """Versailles 1919 for 3 or 4 players as a PettingZoo AEC environment.
 
     config: variant ('standard', 'short15', 'long10', 'longest'), negotiation (bool), card_set
-    (path), reward ('win_loss' | 'rank' | 'score_margin'), illegal_action ('raise' | 'penalize'),
+    (path), seating (the nations clockwise, e.g. ["uk", "usa", "italy", "france"]), reward ('win_loss' | 'rank' | 'score_margin'), illegal_action ('raise' | 'penalize'),
     illegal_penalty (float, default -1), auto_forced (apply decisions with one legal action),
     shaping (bool: per-step change of the provisional score margin / 50; off by default),
     obs_mode ('dict': {"observation", "action_mask"}; 'vector': the Box observation alone, the mask in
@@ -66,7 +66,7 @@ class raw_env(AECEnv):
     def __init__(self, num_players: int = 4, render_mode: str | None = None, variant: str = "standard",
                  negotiation: bool = False, card_set: str | None = None, reward: str = "win_loss",
                  illegal_action: str = "raise", illegal_penalty: float = -1.0, auto_forced: bool = False,
-                 shaping: bool = False, obs_mode: str = "dict", numeric_info: bool = False):
+                 shaping: bool = False, obs_mode: str = "dict", numeric_info: bool = False, seating=None):
         super().__init__()
         if num_players not in (3, 4):
             raise ValueError(f"num_players must be 3 or 4, got {num_players}")
@@ -82,7 +82,7 @@ class raw_env(AECEnv):
         self.numeric_info = bool(numeric_info)
         self.num_players = num_players
         self.render_mode = render_mode
-        self.config = dict(variant=variant, negotiation=negotiation, card_set=card_set)
+        self.config = dict(variant=variant, negotiation=negotiation, card_set=card_set, seating=seating)
         self.reward_kind = reward
         self.illegal_action = illegal_action
         self.illegal_penalty = float(illegal_penalty)

@@ -20,6 +20,7 @@ import numpy as np
 from .core import layout as L
 from .core.tables import (T_DEMOB_N, T_FIRST_DEP_COL, T_GAME_END, T_HAPPY_MAX, T_INFLUENCE, T_KEG_MAX, T_MILITARY,
                           T_TRACK_COLS)
+from .seating import parse_seating
 from .vocab import NATIONS, REGIONS
 
 FORMAT = "v1919-position"
@@ -29,7 +30,8 @@ ENGINE_FIELDS = ("pass_streak", "settling", "settle_gained", "drawn", "bid_issue
                  "bid_navail", "bid_passed", "bid_turn", "up_mask", "up_mod", "up_seq", "up_risen", "up_region",
                  "up_unsettled", "up_tied", "draft_order", "ev_iter", "ev_cur", "ev_reg", "ev_sign", "ev_regmask",
                  "ev_stage", "ret", "sp", "stack")
-TOP_KEYS = {"format", "version", "card_set", "num_players", "variant", "negotiation", "seed", "first_player", "active",
+TOP_KEYS = {"format", "version", "card_set", "num_players", "variant", "negotiation", "seed", "seating", "first_player",
+            "active",
             "turn", "decisions", "game_over", "pending", "turn_state", "rng", "forced_dice", "happiness", "players",
             "regions", "demobilize_next", "table", "waiting_room", "issue_deck", "issue_discards", "settled", "events",
             "strategies", "engine"}
@@ -111,6 +113,7 @@ def to_dict(g) -> dict:
     d = {
         "format": FORMAT, "version": VERSION, "card_set": cs.label,
         "num_players": np_, "variant": variant_names(cs)[int(s[L.VARIANT])], "negotiation": bool(s[L.NEGOTIATION]),
+        "seating": g.seating,
         "first_player": seat(int(s[L.FIRST_PLAYER])), "active": seat(int(s[L.ACTIVE])),
         "turn": int(s[L.TURN_NO]), "decisions": int(s[L.DECISIONS]), "game_over": int(s[L.GAME_OVER]),
         "pending": pending,
@@ -289,10 +292,14 @@ def from_dict(cls, d: dict):
     variant = d.get("variant", "standard")
     negotiation = _bool(d.get("negotiation", False), "negotiation")
     seed = _int(d.get("seed", 0), "seed", 0, 2 ** 62)
+    try:
+        seating = parse_seating(d.get("seating"), np_)
+    except ValueError as e:
+        raise PositionError(str(e)) from None
     g = Game.new(np_, seed=seed, negotiation=negotiation)
     if not isinstance(variant, str) or variant not in variant_names(g.cards):
         _err("variant", f"unknown variant {variant!r}; choose one of {variant_names(g.cards)}")
-    g = Game.new(np_, seed=seed, variant=variant, negotiation=negotiation)
+    g = Game.new(np_, seed=seed, variant=variant, negotiation=negotiation, seating=seating)
     if "card_set" in d and d["card_set"] != g.cards.label:
         _err("card_set", f"position was made with {d['card_set']!r}, this game uses {g.cards.label!r}")
     s = g.state

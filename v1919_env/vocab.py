@@ -17,6 +17,9 @@ NATIONS = ("uk", "france", "usa", "italy", "japan")
 PLAYER_NATIONS = {1: ("uk", "france", "usa"), 2: ("uk", "france"), 3: ("uk", "france", "usa"),
                   4: ("uk", "france", "usa", "italy")}
 
+VARIANTS = ("standard", "short15", "long10", "longest")
+"""Deck variants (EN:180-200) in the order of the board data's deck_variants."""
+
 COUNTER_BASE = ("self_determination", "german_containment", "german_reparations",
                 "industrial_growth", "bolshevik_containment", "naval", "empire")
 FLAGGED_COUNTERS = ("naval", "empire")

@@ -8,7 +8,7 @@ from numba import njit
 from .layout import (DEMOB_NEXT, DEP_COL, FORCED, FORCED_N, FORCED_POS, FRAME_W, F_A0,
                      F_PROC, F_STEP, HAPPY, INF_AVAIL, INF_EXH, ISSUE_CTRL, ISSUE_NAVAL_UK, ISSUE_OPT, KEG,
                      MAX_FRAMES, MAX_PLAYERS, MIL_AVAIL, MIL_DEMOB, MIL_EXH, N_ISSUES, N_REGIONS, NUM_PLAYERS,
-                     PENDING, PENDING_PLAYER, P_MUTINY, RNG, SETTLING, SLOT_CUBES, SP, STACK, UNREST)
+                     PENDING, PENDING_PLAYER, P_MUTINY, RNG, SEATING, SETTLING, SLOT_CUBES, SP, STACK, UNREST)
 from .tables import (MAX_DEMOB, T_DEMOB_LAST, T_DEMOB_N, T_DEMOB_VAL, T_HAPPY_MAX, T_ISSUE_CAT, T_ISSUE_STARS,
                      T_KEG_MAX, T_MILITARY, T_OPT_CTR, T_OPT_NAVAL, T_REGION_OF_DIE, T_TRACK_COLS, T_UNITS_ALLOWED)
 from ..vocab import N_COUNTERS
@@ -138,17 +138,20 @@ def decide(s, kind, player):
 
 # ----------------------------------------------------------------------------- seats
 @njit(cache=True)
-def next_seat(s, p):
-    return (p + 1) % s[NUM_PLAYERS]
+def seat_position(s, p):
+    """Where seat p sits at the table: its index in the clockwise SEATING (0 for seat 0)."""
+    for i in range(s[NUM_PLAYERS]):
+        if s[SEATING + i] == p:
+            return i
+    return -1
 
 
 @njit(cache=True)
-def seat_order(s, start, out):
-    """Seats clockwise from `start` into out[0:n]; returns n."""
-    n = s[NUM_PLAYERS]
-    for i in range(n):
-        out[i] = (start + i) % n
-    return n
+def clockwise(s, p, k):
+    """The k-th player clockwise from seat p (k >= 0; k = 0 is p), by the table's seating. Every
+    turn order of the rules (turns, bidding, draft ties, modifiers, 'starting/ending with you',
+    mutinies) goes through here: seats are nations, the seating says who sits next to whom."""
+    return s[SEATING + (seat_position(s, p) + k) % s[NUM_PLAYERS]]
 
 
 # ----------------------------------------------------------------------------- happiness

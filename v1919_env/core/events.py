@@ -7,7 +7,7 @@ from numba import njit
 
 from .actions import (A_ACCEPT, A_BRANCH, A_CHOOSE_ISSUE, A_CHOOSE_PLAYER, A_CHOOSE_REGION, A_DEMOB, A_DEPLOY,
                       A_SIGN, A_TO_AVAIL, A_TO_EXH)
-from .board import (add_keg, change_happiness, count_counters, decide, deployed_count, demobilize_unit,
+from .board import (add_keg, change_happiness, clockwise, count_counters, decide, deployed_count, demobilize_unit,
                     exhaust_avail, has_unit, issues_controlled, move_unrest, pop, push, push_mutiny_if_needed,
                     random_region, recover_exhausted, remove_keg, settled_issue_region, top)
 from .layout import (MAX_LEGAL, D_BRANCH, D_CHOOSE_PLAYER, D_CHOOSE_REGION, D_DEMOB, D_DEPLOY, D_OPTIONAL, D_SIGN, D_TO_AVAIL,
@@ -65,10 +65,8 @@ def _who_mask(s, T, f, who):
 
 @njit(cache=True)
 def _iter_seat(s, f, order, k):
-    """k-th seat of an each-player op: starting with, or ending with, the decider (rulings A-40)."""
-    n = s[NUM_PLAYERS]
-    start = s[f + F_A0 + 3] if order == ORDER_STARTING else s[f + F_A0 + 3] + 1
-    return (start + k) % n
+    """k-th seat of an each-player op, clockwise: starting with, or ending with, the decider (rulings A-40)."""
+    return clockwise(s, s[f + F_A0 + 3], k if order == ORDER_STARTING else k + 1)
 
 
 @njit(cache=True)

@@ -1,7 +1,8 @@
 """The game state: one flat int32 array. Every offset is named here, once.
 
 Copying the array copies the game, its random-number generator included. Seats are
-0..num_players-1 in clockwise order and play the nations of vocab.PLAYER_NATIONS.
+0..num_players-1 and play the nations of vocab.PLAYER_NATIONS (seat = nation index, so the rules'
+nations need no lookup); SEATING says how they sit around the table, clockwise.
 """
 from __future__ import annotations
 
@@ -43,6 +44,7 @@ NUM_PLAYERS = _f("num_players")
 VARIANT = _f("variant")                  # deck variant index (board.deck_variants)
 NEGOTIATION = _f("negotiation")          # 1: the negotiation-transfer variant is on
 FIRST_PLAYER = _f("first_player")
+SEATING = _f("seating", MAX_PLAYERS)     # the seats clockwise, starting with seat 0 (board.clockwise)
 ACTIVE = _f("active")                    # whose turn it is
 TURN_NO = _f("turn_no")
 DECISIONS = _f("decisions")              # decisions taken so far (safety cap, rulings A-39)

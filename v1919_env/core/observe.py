@@ -1,5 +1,5 @@
-"""Observations: everything public, from one seat's perspective (own nation first, the others in
-turn order), written by a compiled kernel into a float32 vector with named slices.
+"""Observations: everything public, from one seat's perspective (own nation first, the others
+clockwise by the table's seating), written by a compiled kernel into a float32 vector with named slices.
 
 `OBS_SLICES` (name, size, description) is the single source of the layout; `docs/observation.md`
 is generated from it. Hidden information (deck orders) never appears; deck sizes do.
@@ -15,6 +15,7 @@ from .layout import (ACTIVE, BID_HIGH, BID_INF, BID_ISSUE, BID_STR, D_KEEP, D_OP
                      MIL_DONE, N_COUNTERS, N_EVENTS, N_ISSUES, N_NATIONS, N_REGIONS, N_SLOTS, N_STRATEGIES, NUM_PLAYERS,
                      PENDING, PENDING_PLAYER, PLAYER_STRAT, POL_DONE, P_BID, P_UPRISING, SETTLING, SLOT_CUBES,
                      SLOT_ISSUE, SP, STACK, STRAT_DEALT, TURN_NO, UNREST, UP_REGION)
+from .board import clockwise, seat_position
 from .step import legal, try_step
 from .tables import T_ISSUE_STARS, T_OPT_CTR, T_OPT_NAVAL, T_SIGN
 
@@ -79,8 +80,9 @@ def obs_slices() -> dict[str, tuple[int, int, str]]:
 
 
 @njit(cache=True)
-def _rel(p, seat, n):
-    return (p - seat + n) % n if p >= 0 else MAX_PLAYERS
+def _rel(s, p, me, n):
+    """Relative seat of p seen from the seat at table position `me`: 0 itself, then clockwise."""
+    return (seat_position(s, p) - me + n) % n if p >= 0 else MAX_PLAYERS
 
 
 @njit(cache=True)
@@ -88,8 +90,9 @@ def observe(s, T, seat, out):
     """Write seat's observation into out (float32, OBS_SIZE)."""
     out[:] = 0.0
     n = s[NUM_PLAYERS]
+    me = seat_position(s, seat)
     for k in range(n):
-        p = (seat + k) % n
+        p = clockwise(s, seat, k)
         out[O_PRESENT + k] = 1.0
         out[O_INF_AV + k] = s[INF_AVAIL + p] / 15.0
         out[O_INF_EX + k] = s[INF_EXH + p] / 15.0
@@ -117,15 +120,15 @@ def observe(s, T, seat, out):
         if i >= 0:
             out[O_SLOT_ISSUE + sl * N_ISSUES + i] = 1.0
         for p in range(n):
-            out[O_SLOT_CUBES + sl * MAX_PLAYERS + _rel(p, seat, n)] = s[SLOT_CUBES + sl * MAX_PLAYERS + p] / 15.0
+            out[O_SLOT_CUBES + sl * MAX_PLAYERS + _rel(s, p, me, n)] = s[SLOT_CUBES + sl * MAX_PLAYERS + p] / 15.0
     nd = s[ISSUE_DISC_N]
     for k in range(min(3, nd)):
         out[O_DISC3 + k * N_ISSUES + s[ISSUE_DISC + nd - 1 - k]] = 1.0
     for i in range(N_ISSUES):
         c = s[ISSUE_CTRL + i]
-        out[O_SET_CTRL + i * R + _rel(c, seat, n)] = 1.0
+        out[O_SET_CTRL + i * R + _rel(s, c, me, n)] = 1.0
         if c >= 0:
-            out[O_PSTARS + _rel(c, seat, n)] += T[T_ISSUE_STARS + i] / 50.0
+            out[O_PSTARS + _rel(s, c, me, n)] += T[T_ISSUE_STARS + i] / 50.0
             if s[ISSUE_OPT + i] >= 0:
                 out[O_SET_OPT + i * 4 + s[ISSUE_OPT + i]] = 1.0
             out[O_SET_NAVAL + i] = s[ISSUE_NAVAL_UK + i]
@@ -144,7 +147,7 @@ def observe(s, T, seat, out):
                         out[O_CTRS + slot] += c / 8.0
     if s[EV_TABLE] >= 0:
         out[O_EV_TABLE + s[EV_TABLE]] = 1.0
-    out[O_EV_CUBE + _rel(s[EV_CUBE], seat, n)] = 1.0
+    out[O_EV_CUBE + _rel(s, s[EV_CUBE], me, n)] = 1.0
     for w in range(2):
         if s[EV_WAIT + w] >= 0:
             out[O_EV_WAIT + w * N_EVENTS + s[EV_WAIT + w]] = 1.0
@@ -160,10 +163,10 @@ def observe(s, T, seat, out):
     out[O_TURN + 1] = s[POL_DONE]
     out[O_TURN + 2] = s[MIL_DONE]
     out[O_TURN + 3] = 1.0 if s[GAME_OVER] != 0 else 0.0
-    out[O_ACTIVE + _rel(s[ACTIVE], seat, n)] = 1.0
+    out[O_ACTIVE + _rel(s, s[ACTIVE], me, n)] = 1.0
     if s[GAME_OVER] == 0:
         out[O_DECISION + s[PENDING]] = 1.0
-        out[O_DECIDER + _rel(s[PENDING_PLAYER], seat, n)] = 1.0
+        out[O_DECIDER + _rel(s, s[PENDING_PLAYER], me, n)] = 1.0
     else:
         out[O_DECIDER + MAX_PLAYERS] = 1.0
     # context of the pending decision
@@ -184,7 +187,7 @@ def observe(s, T, seat, out):
         out[O_BID] = s[BID_STR] / 8.0
         out[O_BID + 1] = s[BID_INF] / 15.0
         out[O_BID + 2] = 1.0
-        out[O_BID + 3 + _rel(s[BID_HIGH], seat, n)] = 1.0
+        out[O_BID + 3 + _rel(s, s[BID_HIGH], me, n)] = 1.0
         out[O_BID + 3 + R + s[BID_ISSUE]] = 1.0
     if uprising and s[UP_REGION] >= 0:
         out[O_UP_REGION + s[UP_REGION]] = 1.0

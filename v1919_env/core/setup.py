@@ -8,7 +8,7 @@ from .board import push, rand_below, rng_seed
 from .layout import (ACTIVE, BID_HIGH, EV_CUBE, EV_DECK, EV_DECK_N, EV_REG, EV_TABLE, EV_WAIT, FIRST_PLAYER, HAPPY,
                      INF_AVAIL, ISSUE_CTRL, ISSUE_DECK, ISSUE_DECK_N, ISSUE_DISC, ISSUE_DISC_N, ISSUE_OPT, KEG,
                      MAX_PLAYERS, MIL_AVAIL, N_EV_WAIT, N_EVENTS, N_ISSUES, N_NATIONS, N_REGIONS, N_SLOTS, N_STRATEGIES,
-                     NEGOTIATION, NUM_PLAYERS, PLAYER_STRAT, P_TURN, RET, SETTLING, SLOT_ISSUE, STATE_VERSION,
+                     NEGOTIATION, NUM_PLAYERS, PLAYER_STRAT, P_TURN, RET, SEATING, SETTLING, SLOT_ISSUE, STATE_VERSION,
                      STRAT_DEALT, UNREST, UP_REGION, VARIANT, VERSION, EV_ITER)
 from .tables import (T_GAME_END, T_HAPPY_START, T_INFLUENCE, T_KEG_START, T_MILITARY, T_N_SETUP_DISC, T_N_TABLE,
                      T_N_WAITING, T_STRAT_EXTRA, T_UNREST_START, T_VAR_BELOW, T_VAR_HAPPY, T_VAR_SHUFFLE)
@@ -25,7 +25,10 @@ def _shuffle(s, arr, n):
 
 @njit(cache=True)
 def new_game(s, T, num_players, seed, variant, negotiation):
-    """Fill s with a fresh game (3 or 4 players) and push the first turn; the caller runs it."""
+    """Fill s with a fresh game (3 or 4 players) and push the first turn; the caller runs it.
+
+    The seats sit in seat order (UK, France, USA, Italy clockwise); the caller may change SEATING
+    before play (Game.new's `seating`): nothing before the first decision depends on it."""
     s[:] = 0
     s[VERSION] = STATE_VERSION
     s[NUM_PLAYERS] = num_players
@@ -40,6 +43,7 @@ def new_game(s, T, num_players, seed, variant, negotiation):
         s[HAPPY + n] = T[T_VAR_HAPPY + variant] if n < num_players else T[T_HAPPY_START]
     for p in range(MAX_PLAYERS):
         s[PLAYER_STRAT + p] = -1
+        s[SEATING + p] = p if p < num_players else -1
         if p < num_players:
             s[INF_AVAIL + p] = T[T_INFLUENCE]
             s[MIL_AVAIL + p] = T[T_MILITARY]

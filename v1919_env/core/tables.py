@@ -286,5 +286,3 @@ def build(cs: CardSet) -> np.ndarray:
     T.setflags(write=False)
     return T
 
-
-VARIANTS = ("standard", "short15", "long10", "longest")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from numba import njit
 
 from .actions import (A_DEMOB, A_DEPLOY, A_END_TURN, A_PASS_POLITICAL, A_PLACE, A_RECLAIM, A_SETTLE, A_TRANSFER)
-from .board import (cap_unrest_at_units, change_happiness, decide, demobilize_unit, deployed_mask, over_unit_limit,
+from .board import (cap_unrest_at_units, change_happiness, clockwise, decide, demobilize_unit, deployed_mask, over_unit_limit,
                     pop, push, push_mutiny_if_needed, recover_exhausted, slot_total, top)
 from .layout import (ACTIVE, D_MUTINY, D_PLACE2, D_TURN, DEP_COL, F_A0, INF_AVAIL, INF_EXH, MAX_PLAYERS,
                      MIL_AVAIL, MIL_DONE, MIL_EXH, N_REGIONS, N_SLOTS, N_TABLE, NEGOTIATION, NUM_PLAYERS,
@@ -203,7 +203,7 @@ def legal_turn(s, T, out):
 
 @njit(cache=True)
 def end_turn(s):
-    s[ACTIVE] = (s[ACTIVE] + 1) % s[NUM_PLAYERS]
+    s[ACTIVE] = clockwise(s, s[ACTIVE], 1)
     s[TURN_NO] += 1
     s[POL_DONE] = 0
     s[MIL_DONE] = 0
@@ -289,9 +289,8 @@ def turn_proc(s, T, kind, a):
 @njit(cache=True)
 def mutiny_player(s, T):
     """First seat clockwise from the active player that is over its unit limit, or -1 (rulings A-10)."""
-    n = s[NUM_PLAYERS]
-    for i in range(n):
-        p = (s[ACTIVE] + i) % n
+    for i in range(s[NUM_PLAYERS]):
+        p = clockwise(s, s[ACTIVE], i)
         if over_unit_limit(s, T, p):
             return p
     return -1

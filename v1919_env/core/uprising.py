@@ -5,7 +5,7 @@ from __future__ import annotations
 from numba import njit
 
 from .actions import A_BID, A_BID_PASS, A_CHOOSE_ISSUE, A_CHOOSE_PLAYER, A_DRAFT, A_MODIFIER, A_SIGN
-from .board import (change_happiness, count_counters, decide, issues_in_region, move_unrest, pop, push, push_mutiny_if_needed,
+from .board import (change_happiness, clockwise, count_counters, decide, issues_in_region, move_unrest, pop, push, push_mutiny_if_needed,
                     reset_unrest_after_uprising, roll_die, settled_issue_region, star_total, top)
 from .layout import (ACTIVE, BID_HIGH, BID_INF, BID_INREG, BID_ISSUE, BID_NAVAIL, BID_PASSED, BID_STR, BID_TURN,
                      D_AFFECTED, D_BID, D_DRAFT, D_MODIFIER, D_SIGN, D_UPRISING_ISSUE, DEP_COL, DRAFT_DONE,
@@ -44,8 +44,7 @@ def check_regions(s, T, code):
 def modifier_announcer(s, T, r, k):
     """k-th announcer slot for region r: clockwise after the active player, the active player last
     (EN:569, rulings A-14); returns the seat if it has a unit in a +/-1 column there, else -1."""
-    n = s[NUM_PLAYERS]
-    p = (s[ACTIVE] + 1 + k) % n
+    p = clockwise(s, s[ACTIVE], 1 + k)
     c = s[DEP_COL + p * N_REGIONS + r]
     if c > 0 and T[T_DEP_DM + c] == 1:
         return p
@@ -236,16 +235,17 @@ def uprising_proc(s, T, kind, a):
             s[f + F_STEP] = 5
             decide(s, D_AFFECTED, chooser)
             return
-        # no military in the region: the tied players roll off; only those tied for the high
-        # roll reroll (EN:581 "Reroll ties until a single player is selected"). The number of
-        # rerolls is bounded so that no loop depends on the generator for its end: a tie still
-        # standing after MAX_ROLLOFF rounds (odds 6**-100 with a sound generator) goes to the
-        # first tied seat (project ruling P-14)
+        # no military in the region: the tied players roll off, in seat order (clockwise from
+        # seat 0, the UK); only those tied for the high roll reroll (EN:581 "Reroll ties until a
+        # single player is selected"). The number of rerolls is bounded so that no loop depends on
+        # the generator for its end: a tie still standing after MAX_ROLLOFF rounds (odds 6**-100
+        # with a sound generator) goes to the first tied seat in that order (project ruling P-14)
         rounds = 0
         while tied & (tied - 1) != 0 and rounds < MAX_ROLLOFF:
             rounds += 1
             hi, high = 0, 0
-            for p in range(s[NUM_PLAYERS]):
+            for j in range(s[NUM_PLAYERS]):
+                p = clockwise(s, 0, j)
                 if (tied >> p) & 1:
                     d = roll_die(s)
                     if d > hi:
@@ -253,10 +253,10 @@ def uprising_proc(s, T, kind, a):
                     elif d == hi:
                         high |= 1 << p
             tied = high
-        win = 0
-        while not (tied >> win) & 1:
-            win += 1
-        s[f + F_A0 + 6] = win
+        j = 0
+        while not (tied >> clockwise(s, 0, j)) & 1:
+            j += 1
+        s[f + F_A0 + 6] = clockwise(s, 0, j)
         st = 6
     if st == 6:
         p = s[f + F_A0 + 6]
@@ -364,7 +364,7 @@ def bid_proc(s, T, kind, a):
             s[BID_INF] = m
             s[BID_INREG] = use
             s[BID_NAVAIL] = k
-        s[BID_TURN] = (p + 1) % n
+        s[BID_TURN] = clockwise(s, p, 1)
     # next bidder: clockwise, skipping passed players and the standing high bidder (EN:591-601)
     for _ in range(n):
         p = s[BID_TURN]
@@ -373,7 +373,7 @@ def bid_proc(s, T, kind, a):
                 decide(s, D_BID, p)
                 return
             s[BID_PASSED] |= 1 << p     # nothing beats the standing bid: a forced pass
-        s[BID_TURN] = (p + 1) % n
+        s[BID_TURN] = clockwise(s, p, 1)
     # all others have passed: the high bidder wins and pays the whole final offer (rulings A-11)
     i = s[f + F_A0]
     r = s[f + F_A0 + 1]
@@ -420,7 +420,7 @@ def draft_proc(s, T, kind, a):
     n = s[NUM_PLAYERS]
     if s[f + F_STEP] == 0:
         for k in range(n):
-            s[DRAFT_ORDER + k] = (s[ACTIVE] + k) % n
+            s[DRAFT_ORDER + k] = clockwise(s, s[ACTIVE], k)
         # stable insertion sort by star total keeps the clockwise tie order
         for k in range(1, n):
             j = k
