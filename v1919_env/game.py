@@ -28,7 +28,7 @@ POSITION_VERSION = 1
 
 GAME_INFO = {
     "name": "versailles1919",
-    "num_players": (3, 4),
+    "num_players": (2, 3, 4),
     "num_actions": codec.NUM_ACTIONS,
     "max_decisions": 20000,          # safety cap (project ruling P-08); random games average ~570
     "chance": "explicit: dice and shuffles drawn from the generator inside the state",
@@ -58,7 +58,8 @@ def _is_int(v) -> bool:
 
 
 class Game:
-    """A game of Versailles 1919 (3 or 4 players) over the compiled rules core."""
+    """A game of Versailles 1919 (2, 3 or 4 players) over the compiled rules core. The 2-player game
+    (UK and France) has the USA as a third faction run by the player whose turn it is."""
 
     __slots__ = ("state", "cards", "T", "_buf")
 
@@ -76,8 +77,8 @@ class Game:
         (standard, short15, long10, longest); negotiation: the Negotiations-5 transfer action;
         seating: the players' nations clockwise around the table (default UK, France, USA, Italy;
         the Player's Manual sits ["uk", "usa", "italy", "france"]), see v1919_env.seating."""
-        if not _is_int(num_players) or num_players not in (3, 4):
-            raise ValueError(f"num_players must be the integer 3 or 4 (the 1- and 2-player rules are not "
+        if not _is_int(num_players) or num_players not in GAME_INFO["num_players"]:
+            raise ValueError(f"num_players must be the integer 2, 3 or 4 (the solitaire rules are not "
                              f"implemented yet), got {num_players!r}")
         if not _is_int(seed) or not 0 <= seed < 2 ** 63:
             raise ValueError(f"seed must be an integer in 0..2**63-1, got {seed!r}")
@@ -99,12 +100,29 @@ class Game:
     # ------------------------------------------------------------------ queries
     @property
     def num_players(self) -> int:
+        """Players (seats that decide): 2, 3 or 4."""
+        return 2 if self.two_player else int(self.state[L.NUM_PLAYERS])
+
+    @property
+    def num_factions(self) -> int:
+        """Factions with pieces on the board: the players, plus the USA in the 2-player game."""
         return int(self.state[L.NUM_PLAYERS])
 
     @property
     def seating(self) -> list[str]:
         """The players' nations clockwise around the table, starting with the UK."""
         return seating_names(self.state[L.SEATING:L.SEATING + self.num_players])
+
+    @property
+    def two_player(self) -> bool:
+        """True for the 2-player game (UK and France, the USA faction run by the player whose turn it is)."""
+        return int(self.state[L.MODE]) == L.MODE_TWO
+
+    @property
+    def acting_for(self) -> int:
+        """Faction the pending decision is taken for: the USA faction (2) when the 2-player game's
+        current player acts for it, else the current player; -1 when the game is over."""
+        return -1 if self.is_over else int(self.state[L.PENDING_FACTION])
 
     @property
     def current_player(self) -> int:
@@ -189,7 +207,8 @@ class Game:
 
     # ------------------------------------------------------------------ names (for describe / render)
     def seat_name(self, p: int) -> str:
-        return NATIONS[p].upper() if 0 <= p < self.num_players else "nobody"
+        """Name of a seat or faction (the 2-player game's USA faction is 2)."""
+        return NATIONS[p].upper() if 0 <= p < self.num_factions else "nobody"
 
     def issue_name(self, i: int) -> str:
         return self.cards.issue(i + 1)["name"]

@@ -34,7 +34,7 @@ TOP_KEYS = {"format", "version", "card_set", "num_players", "variant", "negotiat
             "active",
             "turn", "decisions", "game_over", "pending", "turn_state", "rng", "forced_dice", "happiness", "players",
             "regions", "demobilize_next", "table", "waiting_room", "issue_deck", "issue_discards", "settled", "events",
-            "strategies", "engine"}
+            "strategies", "engine", "two_player"}
 
 
 UNSEALED = ("forced_dice", "rng")      # fields a mid-procedure position may still change
@@ -64,7 +64,7 @@ def _off(name):
 # ----------------------------------------------------------------------------- writing
 def to_dict(g) -> dict:
     s, cs = g.state, g.cards
-    np_ = g.num_players
+    np_ = g.num_factions          # the players, and the 2-player game's USA faction
     seat = lambda p: NATIONS[p] if 0 <= p < np_ else None  # noqa: E731
     issue = lambda i: g.issue_name(int(i))  # noqa: E731
     event = lambda e: g.event_name(int(e))  # noqa: E731
@@ -112,8 +112,8 @@ def to_dict(g) -> dict:
     turn_state = {"political_done": bool(s[L.POL_DONE]), "military_done": bool(s[L.MIL_DONE])}
     d = {
         "format": FORMAT, "version": VERSION, "card_set": cs.label,
-        "num_players": np_, "variant": variant_names(cs)[int(s[L.VARIANT])], "negotiation": bool(s[L.NEGOTIATION]),
-        "seating": g.seating,
+        "num_players": g.num_players, "variant": variant_names(cs)[int(s[L.VARIANT])],
+        "negotiation": bool(s[L.NEGOTIATION]), "seating": g.seating,
         "first_player": seat(int(s[L.FIRST_PLAYER])), "active": seat(int(s[L.ACTIVE])),
         "turn": int(s[L.TURN_NO]), "decisions": int(s[L.DECISIONS]), "game_over": int(s[L.GAME_OVER]),
         "pending": pending,
@@ -138,8 +138,36 @@ def to_dict(g) -> dict:
                        "draft_done": bool(s[L.DRAFT_DONE])},
         "engine": engine,
     }
+    if g.two_player:
+        d["two_player"] = _two_player_to_dict(g)
     engine["digest"] = _position_digest(d)
     return d
+
+
+def _two_player_to_dict(g) -> dict:
+    """The 2-player game's own state (EN:771-830): whose turn it is (that player runs the USA
+    faction, which is `active` during its political action) and whom the pending decision is for."""
+    s = g.state
+    return {"turn_owner": NATIONS[int(s[L.TURN_OWNER])],
+            "pending_for": NATIONS[int(s[L.PENDING_FACTION])] if not g.is_over else None}
+
+
+def _two_player_from_dict(s, d) -> None:
+    """Read the `two_player` section (absent: the turn is the active player's, decisions for themselves)."""
+    tp = d.get("two_player", {})
+    _check_keys(tp, {"turn_owner", "pending_for"}, "two_player")
+    act = int(s[L.ACTIVE])
+    owner = _seat(tp["turn_owner"], 2, "two_player.turn_owner") if "turn_owner" in tp else (
+        act if act < 2 else _err("two_player.turn_owner", "needed when the USA faction is active"))
+    s[L.TURN_OWNER] = owner
+    if act < 2 and act != owner:
+        _err("two_player.turn_owner", f"{NATIONS[owner]} owns the turn but {NATIONS[act]} is active")
+    pf = tp.get("pending_for")
+    s[L.PENDING_FACTION] = s[L.PENDING_PLAYER] if pf is None else _seat(pf, 3, "two_player.pending_for")
+    want = owner if s[L.PENDING_FACTION] == L.USA_FACTION else s[L.PENDING_FACTION]
+    if not s[L.GAME_OVER] and s[L.PENDING_PLAYER] != want:
+        _err("two_player.pending_for", f"a decision for {NATIONS[int(s[L.PENDING_FACTION])]} is taken by "
+                                       f"{NATIONS[want]}, not {NATIONS[int(s[L.PENDING_PLAYER])]}")
 
 
 # ----------------------------------------------------------------------------- reading
@@ -288,7 +316,8 @@ def from_dict(cls, d: dict):
     ver = d.get("version", VERSION)
     if type(ver) is not int or ver != VERSION:       # exactly the integer: not 1.0, not true
         _err("version", f"this build reads position version {VERSION} (an integer), got {ver!r}")
-    np_ = _int(d.get("num_players", 4), "num_players", 3, 4)
+    np_ = _int(d.get("num_players", 4), "num_players", 2, 4)
+    nf = 3 if np_ == 2 else np_       # factions: the players, and the 2-player game's USA
     variant = d.get("variant", "standard")
     negotiation = _bool(d.get("negotiation", False), "negotiation")
     seed = _int(d.get("seed", 0), "seed", 0, 2 ** 62)
@@ -309,7 +338,7 @@ def from_dict(cls, d: dict):
     # --- seats and turn
     for key, off in (("first_player", L.FIRST_PLAYER), ("active", L.ACTIVE)):
         if key in d:
-            s[off] = _seat(d[key], np_, key)
+            s[off] = _seat(d[key], nf if key == "active" else np_, key)
     if "active" in d and "first_player" not in d:
         s[L.FIRST_PLAYER] = s[L.ACTIVE]
     s[L.TURN_NO] = _int(d.get("turn", 0), "turn", 0, 10 ** 6)
@@ -374,7 +403,7 @@ def from_dict(cls, d: dict):
                 i = names.issue(e.get("issue"), f"{zone}[{k}].issue")
                 place(i, f"{zone}[{k}]")
                 cubes = e.get("cubes", {})
-                _check_keys(cubes, NATIONS[:np_], f"{zone}[{k}].cubes")
+                _check_keys(cubes, NATIONS[:nf], f"{zone}[{k}].cubes")
                 slot_vals[base + k] = (i, {NATIONS.index(nat): _int(c, f"{zone}[{k}].cubes.{nat}", 0, 15)
                                            for nat, c in cubes.items()})
     settled_vals = []
@@ -385,7 +414,7 @@ def from_dict(cls, d: dict):
         _check_keys(e, {"issue", "controller", "option", "naval_uk"}, f"settled[{k}]")
         i = names.issue(e.get("issue"), f"settled[{k}].issue")
         place(i, f"settled[{k}]")
-        c = _seat(e.get("controller"), np_, f"settled[{k}].controller")
+        c = _seat(e.get("controller"), nf, f"settled[{k}].controller")
         o = names.option(i, e["option"], f"settled[{k}].option") if e.get("option") is not None else -1
         if o < 0 and i != int(T[T_GAME_END]) and i not in option_pending:
             _err(f"settled[{k}].option", "a settled issue needs its chosen option")
@@ -473,7 +502,7 @@ def from_dict(cls, d: dict):
         _check_keys(t, {"event", "cube"}, "events.table")
         ev_table = names.event(t.get("event"), "events.table.event")
         eplace(ev_table, "events.table")
-        ev_cube = _seat(t.get("cube"), np_, "events.table.cube", allow_none=True)
+        ev_cube = _seat(t.get("cube"), nf, "events.table.cube", allow_none=True)
     ev_wait = [-1, -1]
     if "waiting_room" in ev:
         w = ev["waiting_room"]
@@ -529,9 +558,9 @@ def from_dict(cls, d: dict):
     s[L.DRAFT_DONE] = int(_bool(stg.get("draft_done", False), "strategies.draft_done"))
     # --- players
     pl = d.get("players", {})
-    _check_keys(pl, NATIONS[:np_], "players")
-    on_issues = {p: sum(int(s[L.SLOT_CUBES + sl * L.MAX_PLAYERS + p]) for sl in range(L.N_SLOTS)) for p in range(np_)}
-    for p in range(np_):
+    _check_keys(pl, NATIONS[:nf], "players")
+    on_issues = {p: sum(int(s[L.SLOT_CUBES + sl * L.MAX_PLAYERS + p]) for sl in range(L.N_SLOTS)) for p in range(nf)}
+    for p in range(nf):
         nat = NATIONS[p]
         e = pl.get(nat, {})
         _check_keys(e, {"influence", "military", "strategy"}, f"players.{nat}")
@@ -557,7 +586,7 @@ def from_dict(cls, d: dict):
         for r, c in dep.items():
             s[L.DEP_COL + p * L.N_REGIONS + REGIONS.index(r)] = _int(
                 c, f"players.{nat}.military.deployed.{r}", int(T[T_FIRST_DEP_COL]), int(T[T_TRACK_COLS]))
-        mtot = int(T[T_MILITARY])
+        mtot = 0 if (np_ == 2 and p == L.USA_FACTION) else int(T[T_MILITARY])   # influence only (EN:779)
         mx = _int(mil.get("exhausted", 0), f"players.{nat}.military.exhausted", 0, mtot)
         md = _int(mil.get("demobilized", 0), f"players.{nat}.military.demobilized", 0, mtot)
         ma = _int(mil.get("available", mtot - mx - md - len(dep)), f"players.{nat}.military.available", -9, 9)
@@ -569,16 +598,16 @@ def from_dict(cls, d: dict):
         s[L.PLAYER_STRAT + p] = -1 if e.get("strategy") is None else names.strategy(e["strategy"],
                                                                                      f"players.{nat}.strategy")
     for r in range(L.N_REGIONS):
-        cols = [int(s[L.DEP_COL + p * L.N_REGIONS + r]) for p in range(np_) if s[L.DEP_COL + p * L.N_REGIONS + r]]
+        cols = [int(s[L.DEP_COL + p * L.N_REGIONS + r]) for p in range(nf) if s[L.DEP_COL + p * L.N_REGIONS + r]]
         if len(cols) != len(set(cols)):
             _err(f"players.*.military.deployed.{REGIONS[r]}", "two units share a space")
         cap = min(cols) - 1 if cols else int(T[T_TRACK_COLS])
         if not s[L.KEG + r] < s[L.UNREST + r] <= cap:
             _err(f"regions.{REGIONS[r]}", f"unrest {int(s[L.UNREST + r])} must be right of the powder keg "
                                           f"({int(s[L.KEG + r])}) and left of any military (column {cap + 1})")
-    total_demob = sum(int(s[L.MIL_DEMOB + p]) for p in range(np_))
-    s[L.DEMOB_NEXT] = _int(d.get("demobilize_next", min(total_demob, int(T[T_DEMOB_N + np_]))), "demobilize_next",
-                           0, int(T[T_DEMOB_N + np_]))
+    total_demob = sum(int(s[L.MIL_DEMOB + p]) for p in range(nf))
+    s[L.DEMOB_NEXT] = _int(d.get("demobilize_next", min(total_demob, int(T[T_DEMOB_N + nf]))), "demobilize_next",
+                           0, int(T[T_DEMOB_N + nf]))
     # --- decision and engine state
     pend = d.get("pending")
     eng = d.get("engine")
@@ -613,7 +642,15 @@ def from_dict(cls, d: dict):
     else:
         s[L.PENDING] = L.D_TURN
         s[L.PENDING_PLAYER] = s[L.ACTIVE]
-    _check_unit_limits(s, T, np_)
+    if np_ == 2:
+        if s[L.PENDING_PLAYER] == L.USA_FACTION and "two_player" in d and "turn_owner" in d["two_player"]:
+            s[L.PENDING_PLAYER] = _seat(d["two_player"]["turn_owner"], 2, "two_player.turn_owner")
+        _two_player_from_dict(s, d)
+    else:
+        if "two_player" in d:
+            _err("two_player", "only a 2-player position has this section")
+        s[L.PENDING_FACTION] = s[L.PENDING_PLAYER]
+    _check_unit_limits(s, T, nf)
     return g
 
 

@@ -7,8 +7,9 @@ from numba import njit
 
 from .layout import (DEMOB_NEXT, DEP_COL, FORCED, FORCED_N, FORCED_POS, FRAME_W, F_A0,
                      F_PROC, F_STEP, HAPPY, INF_AVAIL, INF_EXH, ISSUE_CTRL, ISSUE_NAVAL_UK, ISSUE_OPT, KEG,
-                     MAX_FRAMES, MAX_PLAYERS, MIL_AVAIL, MIL_DEMOB, MIL_EXH, N_ISSUES, N_REGIONS, NUM_PLAYERS,
-                     PENDING, PENDING_PLAYER, P_MUTINY, RNG, SEATING, SETTLING, SLOT_CUBES, SP, STACK, UNREST)
+                     MAX_FRAMES, MAX_PLAYERS, MIL_AVAIL, MIL_DEMOB, MIL_EXH, MODE, MODE_TWO, N_ISSUES, N_REGIONS,
+                     NUM_PLAYERS, ACTIVE, PENDING, PENDING_FACTION, PENDING_PLAYER, P_MUTINY, RNG, SEATING, SETTLING,
+                     SLOT_CUBES, SP, STACK, TURN_OWNER, UNREST, USA_FACTION)
 from .tables import (MAX_DEMOB, T_DEMOB_LAST, T_DEMOB_N, T_DEMOB_VAL, T_HAPPY_MAX, T_ISSUE_CAT, T_ISSUE_STARS,
                      T_KEG_MAX, T_MILITARY, T_OPT_CTR, T_OPT_NAVAL, T_REGION_OF_DIE, T_TRACK_COLS, T_UNITS_ALLOWED)
 from ..vocab import N_COUNTERS
@@ -131,9 +132,12 @@ def top(s):
 
 @njit(cache=True)
 def decide(s, kind, player):
-    """Make `player` the one to decide a `kind` decision; the driver then returns to the caller."""
+    """Make `player` the one to decide a `kind` decision; the driver then returns to the caller.
+
+    A decision of the 2-player game's USA faction goes to the player whose turn it is (EN:791)."""
     s[PENDING] = kind
-    s[PENDING_PLAYER] = player
+    s[PENDING_FACTION] = player
+    s[PENDING_PLAYER] = s[TURN_OWNER] if is_usa_faction(s, player) else player
 
 
 # ----------------------------------------------------------------------------- seats
@@ -147,6 +151,24 @@ def seat_position(s, p):
 
 
 @njit(cache=True)
+def is_usa_faction(s, p):
+    """True for the USA of the 2-player game: influence only, run by the player whose turn it is (EN:777-830)."""
+    return s[MODE] == MODE_TWO and p == USA_FACTION
+
+
+@njit(cache=True)
+def n_players(s):
+    """Players who take turns, bid, draft and score (the factions on the board less the 2-player USA)."""
+    return 2 if s[MODE] == MODE_TWO else s[NUM_PLAYERS]
+
+
+@njit(cache=True)
+def turn_player(s):
+    """The player whose turn it is (in the 2-player game also during its USA political action)."""
+    return s[TURN_OWNER] if s[MODE] == MODE_TWO else s[ACTIVE]
+
+
+@njit(cache=True)
 def clockwise(s, p, k):
     """The k-th player clockwise from seat p (k >= 0; k = 0 is p), by the table's seating. Every
     turn order of the rules (turns, bidding, draft ties, modifiers, 'starting/ending with you',
@@ -157,7 +179,9 @@ def clockwise(s, p, k):
 # ----------------------------------------------------------------------------- happiness
 @njit(cache=True)
 def change_happiness(s, T, nation, delta):
-    """Happiness moves within 0..30; 0 is permanent (EN:396-398)."""
+    """Happiness moves within 0..30; 0 is permanent (EN:396-398). The 2-player USA has none (EN:779)."""
+    if is_usa_faction(s, nation):
+        return
     h = s[HAPPY + nation]
     if h == 0 or delta == 0:
         return
@@ -172,7 +196,10 @@ def change_happiness(s, T, nation, delta):
 
 @njit(cache=True)
 def units_in_play(s, T, p):
-    """Units not demobilized (the happiness limit counts all of them, rulings A-37)."""
+    """Units not demobilized (the happiness limit counts all of them, rulings A-37); the 2-player USA
+    has none (EN:779)."""
+    if is_usa_faction(s, p):
+        return 0
     return T[T_MILITARY] - s[MIL_DEMOB + p]
 
 

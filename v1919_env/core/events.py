@@ -8,8 +8,8 @@ from numba import njit
 from .actions import (A_ACCEPT, A_BRANCH, A_CHOOSE_ISSUE, A_CHOOSE_PLAYER, A_CHOOSE_REGION, A_DEMOB, A_DEPLOY,
                       A_SIGN, A_TO_AVAIL, A_TO_EXH)
 from .board import (add_keg, change_happiness, clockwise, count_counters, decide, deployed_count, demobilize_unit,
-                    exhaust_avail, has_unit, issues_controlled, move_unrest, pop, push, push_mutiny_if_needed,
-                    random_region, recover_exhausted, remove_keg, settled_issue_region, top)
+                    exhaust_avail, has_unit, is_usa_faction, issues_controlled, move_unrest, pop, push,
+                    push_mutiny_if_needed, random_region, recover_exhausted, remove_keg, settled_issue_region, top)
 from .layout import (MAX_LEGAL, D_BRANCH, D_CHOOSE_PLAYER, D_CHOOSE_REGION, D_DEMOB, D_DEPLOY, D_OPTIONAL, D_SIGN, D_TO_AVAIL,
                      D_TO_EXH, D_UNSETTLE, D_WAITING_ISSUE, DEP_COL, EV_CUR, EV_ITER, EV_REG, EV_REGMASK, EV_SIGN,
                      EV_STAGE, F_A0, HAPPY, INF_AVAIL, ISSUE_CTRL, KEG, ISSUE_OPT, MAX_PLAYERS, MIL_AVAIL, MIL_EXH,
@@ -53,6 +53,8 @@ def _who_mask(s, T, f, who):
         return 0
     m, best = 0, 0
     for p in range(n):
+        if who == W_LOWEST_HAPPY and is_usa_faction(s, p):
+            continue        # the 2-player USA has no happiness (EN:779)
         v = s[HAPPY + p] if who == W_LOWEST_HAPPY else -issues_controlled(s, p)
         if m == 0 or v < best:
             m, best = 1 << p, v
@@ -99,9 +101,10 @@ def _ops_feasible(s, T, f, start, p):
             return True
         if op == OP_EXHAUST and T[b + 3] == 1 and s[INF_AVAIL + p] < T[b + 2]:
             return False
-        if op == OP_DEMOB_ACTION and not has_unit(s, T, p):
+        # the 2-player USA may take a military choice; it does nothing (EN:812)
+        if op == OP_DEMOB_ACTION and not has_unit(s, T, p) and not is_usa_faction(s, p):
             return False
-        if op == OP_DEPLOY_ACTION and legal_deploy_count(s, T, p) == 0:
+        if op == OP_DEPLOY_ACTION and legal_deploy_count(s, T, p) == 0 and not is_usa_faction(s, p):
             return False
         if op == OP_UNSETTLE and _unsettle_candidates(s, T, T[b + 1]) == 0:
             return False

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .board import over_unit_limit
+from .board import is_usa_faction, over_unit_limit
 from .layout import (D_KEEP, D_MUTINY, DEP_COL, DRAWN, EV_CUBE, EV_DECK, EV_DECK_N, EV_DISC, EV_DISC_N, EV_TABLE, EV_WAIT,
                      FRAME_W, F_A0, F_PROC, GAME_OVER, HAPPY, INF_AVAIL, INF_EXH, ISSUE_CTRL, ISSUE_DECK,
                      ISSUE_DECK_N, ISSUE_DISC, ISSUE_DISC_N, KEG, MAX_PLAYERS, MIL_AVAIL, MIL_DEMOB, MIL_EXH,
@@ -43,7 +43,8 @@ def check(s, T, prev_happy):
             if c > 0:
                 dep += 1
         if min(s[MIL_AVAIL + p], s[MIL_EXH + p], s[MIL_DEMOB + p]) < 0 or \
-                s[MIL_AVAIL + p] + s[MIL_EXH + p] + s[MIL_DEMOB + p] + dep != T[T_MILITARY]:
+                s[MIL_AVAIL + p] + s[MIL_EXH + p] + s[MIL_DEMOB + p] + dep != (
+                    0 if is_usa_faction(s, p) else T[T_MILITARY]):
             return BAD_MILITARY
     for r in range(N_REGIONS):
         cap = T[T_TRACK_COLS]

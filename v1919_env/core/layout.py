@@ -43,6 +43,8 @@ VERSION = _f("version")
 NUM_PLAYERS = _f("num_players")
 VARIANT = _f("variant")                  # deck variant index (board.deck_variants)
 NEGOTIATION = _f("negotiation")          # 1: the negotiation-transfer variant is on
+MODE = _f("mode")                        # MODE_STANDARD (3-4 players) or MODE_TWO (2 players + the USA faction)
+TURN_OWNER = _f("turn_owner")            # MODE_TWO: the player whose turn it is (runs the USA, EN:785-795)
 FIRST_PLAYER = _f("first_player")
 SEATING = _f("seating", MAX_PLAYERS)     # the seats clockwise, starting with seat 0 (board.clockwise)
 ACTIVE = _f("active")                    # whose turn it is
@@ -52,6 +54,7 @@ GAME_OVER = _f("game_over")              # 1 ended by the rules, 2 truncated by 
 PASS_STREAK = _f("pass_streak")          # consecutive turns that passed the political action (project P-10)
 PENDING = _f("pending")                  # decision kind now pending (D_*), 0 none
 PENDING_PLAYER = _f("pending_player")    # seat that decides it
+PENDING_FACTION = _f("pending_faction")  # faction it is decided for (the USA faction in MODE_TWO, else the seat)
 POL_DONE = _f("pol_done")
 MIL_DONE = _f("mil_done")
 RNG = _f("rng", 2)                       # xorshift64* state as two 32-bit halves
@@ -125,6 +128,11 @@ STACK = _f("stack", MAX_FRAMES * FRAME_W)
 STATE_SIZE = _off
 LAYOUT = tuple(_layout)
 STATE_DTYPE = np.int32
+
+# game modes (MODE) and the USA faction of the 2-player game (EN:771-830)
+MODE_STANDARD = 0
+MODE_TWO = 2
+USA_FACTION = 2        # the USA's seat index: its cubes, issues and happiness slots (vocab.NATIONS)
 
 # frame slots
 F_PROC, F_STEP = 0, 1

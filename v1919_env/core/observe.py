@@ -14,7 +14,7 @@ from .layout import (ACTIVE, BID_HIGH, BID_INF, BID_ISSUE, BID_STR, D_KEEP, D_OP
                      ISSUE_DISC_N, ISSUE_NAVAL_UK, ISSUE_OPT, KEG, MAX_PLAYERS, MIL_AVAIL, MIL_DEMOB, MIL_EXH,
                      MIL_DONE, N_COUNTERS, N_EVENTS, N_ISSUES, N_NATIONS, N_REGIONS, N_SLOTS, N_STRATEGIES, NUM_PLAYERS,
                      PENDING, PENDING_PLAYER, PLAYER_STRAT, POL_DONE, P_BID, P_UPRISING, SETTLING, SLOT_CUBES,
-                     SLOT_ISSUE, SP, STACK, STRAT_DEALT, TURN_NO, UNREST, UP_REGION)
+                     SLOT_ISSUE, SP, STACK, STRAT_DEALT, TURN_NO, UNREST, UP_REGION, PENDING_FACTION)
 from .board import clockwise, seat_position
 from .step import legal, try_step
 from .tables import T_ISSUE_STARS, T_OPT_CTR, T_OPT_NAVAL, T_SIGN
@@ -60,6 +60,8 @@ OBS_SLICES = (
     ("bid", 3 + R + N_ISSUES, "high bid strength / 8, influence / 15, bidding open; high bidder; issue at stake"),
     ("uprising_region", N_REGIONS, "region of the uprising check being announced for or resolved (one-hot)"),
     ("drawn_issues", 2 * N_ISSUES, "the two issues drawn to choose from (one-hot)"),
+    ("two_player", 2, "1, 1 if the decider now acts for the USA faction: the 2-player game (its relative seats "
+                      "count the USA faction as a seat)"),
 )
 
 _offs = {}
@@ -71,7 +73,7 @@ OBS_SIZE = _o
 O_PRESENT, O_INF_AV, O_INF_EX, O_MIL_AV, O_MIL_EX, O_MIL_DM, O_DEPLOYED, O_PHAPPY, O_PSTRAT, O_PSTARS, O_NHAPPY, \
     O_NSIGN, O_MYNAT, O_UNREST, O_KEG, O_SLOT_ISSUE, O_SLOT_CUBES, O_DISC3, O_SET_CTRL, O_SET_OPT, O_SET_NAVAL, \
     O_SET_CTRS, O_CTRS, O_EV_TABLE, O_EV_CUBE, O_EV_WAIT, O_DECKS, O_STRAT_DEALT, O_DRAFT, O_TURN, O_ACTIVE, O_DECISION, O_DECIDER, \
-    O_SETTLING, O_BID, O_UP_REGION, O_DRAWN = (_offs[n] for n, _, _ in OBS_SLICES)
+    O_SETTLING, O_BID, O_UP_REGION, O_DRAWN, O_TWO = (_offs[n] for n, _, _ in OBS_SLICES)
 
 
 def obs_slices() -> dict[str, tuple[int, int, str]]:
@@ -194,6 +196,10 @@ def observe(s, T, seat, out):
     if s[PENDING] == D_KEEP and s[GAME_OVER] == 0:
         out[O_DRAWN + s[DRAWN]] = 1.0
         out[O_DRAWN + N_ISSUES + s[DRAWN + 1]] = 1.0
+    if s[MODE] == MODE_TWO:
+        out[O_TWO] = 1.0
+        if s[GAME_OVER] == 0 and s[PENDING_FACTION] == USA_FACTION:
+            out[O_TWO + 1] = 1.0
 
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from numba import njit
 
-from .board import count_counters, issue_counter, issues_controlled, issues_in_region
-from .layout import HAPPY, ISSUE_CTRL, MIL_DEMOB, N_ISSUES, N_REGIONS, NUM_PLAYERS, PLAYER_STRAT, UNREST
+from .board import count_counters, issue_counter, issues_controlled, issues_in_region, n_players
+from .layout import HAPPY, ISSUE_CTRL, MIL_DEMOB, N_ISSUES, N_REGIONS, PLAYER_STRAT, UNREST
 from .tables import (ANY_FLAG, C_COUNTERS, C_HAPPY_X2, C_ISSUE_REGIONS, C_ISSUES, C_MILITARY, C_REGIONS_UNREST,
                      C_TREATY, CONDW, MAX_COND, T_FLAG_VP, T_HAPPY_VP, T_ISSUE_CAT, T_ISSUE_STARS, T_MILITARY,
                      T_SIGN, T_STRAT_COND, T_STRAT_NCOND, T_ZERO_VP)
@@ -74,8 +74,9 @@ def _strategy(s, T, p):
 
 @njit(cache=True)
 def final_scores(s, T, out):
-    """Fill out[p, SC_*] for every seat (EN:725-763, rulings A-09)."""
-    np_ = s[NUM_PLAYERS]
+    """Fill out[p, SC_*] for every seat (EN:725-763, rulings A-09). The 2-player USA's issues score
+    for nobody and it takes no happiness place (EN:829, 755)."""
+    np_ = n_players(s)
     for p in range(np_):
         stars, flags = 0, 0
         for i in range(N_ISSUES):
@@ -101,8 +102,9 @@ def final_scores(s, T, out):
 
 @njit(cache=True)
 def winners(s, T, sc):
-    """Bit mask of winners: most points, then happiness, then issues controlled, else shared (EN:765-769)."""
-    np_ = s[NUM_PLAYERS]
+    """Bit mask of winners: most points, then happiness, then issues controlled, else shared (EN:765-769);
+    the 2-player USA cannot win (EN:829)."""
+    np_ = n_players(s)
     best = -(1 << 40)
     for p in range(np_):
         key = (sc[p, SC_TOTAL] * 64 + s[HAPPY + p]) * 64 + issues_controlled(s, p)

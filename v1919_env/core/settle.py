@@ -5,22 +5,42 @@ from __future__ import annotations
 from numba import njit
 
 from .actions import A_ACCEPT, A_ADD_ISSUE, A_ADV_EVENT, A_ADV_ISSUE, A_FLAG, A_KEEP, A_OPTION
-from .board import (change_happiness, decide, exhaust_avail, move_unrest, pop, push, push_mutiny_if_needed,
-                    shuffle_range, slot_leader, top)
+from .board import (change_happiness, decide, exhaust_avail, is_usa_faction, move_unrest, pop, push,
+                    push_mutiny_if_needed, shuffle_range, slot_leader, top)
 from .events import start_event
 from .layout import (ACTIVE, D_ADD_ISSUE, D_ADV_EVENT, D_ADV_ISSUE, D_EVENT_CUBE, D_KEEP, D_NAVAL, D_OPTION, DRAWN,
                      EV_CUBE, EV_DECK, EV_DECK_N, EV_DISC, EV_DISC_N, EV_TABLE, EV_WAIT, F_A0, F_STEP, GAME_OVER,
                      INF_AVAIL, INF_EXH, ISSUE_CTRL, ISSUE_DECK, ISSUE_DECK_N, ISSUE_DISC, ISSUE_DISC_N,
                      ISSUE_NAVAL_UK, ISSUE_OPT, MAX_PLAYERS, N_EV_WAIT, N_NATIONS, N_REGIONS, N_SLOTS, N_TABLE,
-                     NUM_PLAYERS, P_OPTION, SETTLE_GAINED, SETTLING, SLOT_CUBES, SLOT_ISSUE)
+                     NUM_PLAYERS, P_OPTION, SETTLE_GAINED, SETTLING, SLOT_CUBES, SLOT_ISSUE, USA_FACTION)
 from .tables import N_DISC_PICKS, T_DISC_COST, T_EV_ICON, T_GAME_END, T_ISSUE_NOPT, T_OPT_HAPPY, T_OPT_NAVAL, T_OPT_UNREST
 
 
 # ----------------------------------------------------------------------------- the issue option
 @njit(cache=True)
+def usa_unhappiness(T, i, o):
+    """Happiness the USA would lose by option o of issue i (0 when it gains or keeps)."""
+    d = T[T_OPT_HAPPY + (i * 4 + o) * N_NATIONS + USA_FACTION]
+    return -d if d < 0 else 0
+
+
+@njit(cache=True)
 def legal_option(s, T, out):
-    i = s[top(s) + F_A0]
+    """Any option; the 2-player USA takes the one with the least USA unhappiness, its controller
+    choosing among ties (EN:808)."""
+    f = top(s)
+    i = s[f + F_A0]
     n = T[T_ISSUE_NOPT + i]
+    if is_usa_faction(s, s[f + F_A0 + 1]):
+        least = 99
+        for o in range(n):
+            least = min(least, usa_unhappiness(T, i, o))
+        k = 0
+        for o in range(n):
+            if usa_unhappiness(T, i, o) == least:
+                out[k] = A_OPTION + o
+                k += 1
+        return k
     for o in range(n):
         out[o] = A_OPTION + o
     return n

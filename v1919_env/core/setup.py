@@ -9,7 +9,7 @@ from .layout import (ACTIVE, BID_HIGH, EV_CUBE, EV_DECK, EV_DECK_N, EV_REG, EV_T
                      INF_AVAIL, ISSUE_CTRL, ISSUE_DECK, ISSUE_DECK_N, ISSUE_DISC, ISSUE_DISC_N, ISSUE_OPT, KEG,
                      MAX_PLAYERS, MIL_AVAIL, N_EV_WAIT, N_EVENTS, N_ISSUES, N_NATIONS, N_REGIONS, N_SLOTS, N_STRATEGIES,
                      NEGOTIATION, NUM_PLAYERS, PLAYER_STRAT, P_TURN, RET, SEATING, SETTLING, SLOT_ISSUE, STATE_VERSION,
-                     STRAT_DEALT, UNREST, UP_REGION, VARIANT, VERSION, EV_ITER)
+                     STRAT_DEALT, UNREST, UP_REGION, VARIANT, VERSION, EV_ITER, MODE, MODE_TWO, TURN_OWNER)
 from .tables import (T_GAME_END, T_HAPPY_START, T_INFLUENCE, T_KEG_START, T_MILITARY, T_N_SETUP_DISC, T_N_TABLE,
                      T_N_WAITING, T_STRAT_EXTRA, T_UNREST_START, T_VAR_BELOW, T_VAR_HAPPY, T_VAR_SHUFFLE)
 
@@ -25,27 +25,33 @@ def _shuffle(s, arr, n):
 
 @njit(cache=True)
 def new_game(s, T, num_players, seed, variant, negotiation):
-    """Fill s with a fresh game (3 or 4 players) and push the first turn; the caller runs it.
+    """Fill s with a fresh game (2, 3 or 4 players) and push the first turn; the caller runs it.
 
     The seats sit in seat order (UK, France, USA, Italy clockwise); the caller may change SEATING
-    before play (Game.new's `seating`): nothing before the first decision depends on it."""
+    before play (Game.new's `seating`): nothing before the first decision depends on it.
+    The 2-player game (EN:771-830) keeps three factions on the board: the UK and France, and the USA
+    (seat USA_FACTION) with its influence cubes only; its happiness marker stays out of play."""
     s[:] = 0
     s[VERSION] = STATE_VERSION
-    s[NUM_PLAYERS] = num_players
+    two = num_players == 2
+    s[MODE] = MODE_TWO if two else 0
+    s[NUM_PLAYERS] = 3 if two else num_players
     s[VARIANT] = variant
     s[NEGOTIATION] = negotiation
     rng_seed(s, seed)
     first = rand_below(s, num_players)          # a random starting Active Player (EN:155)
     s[FIRST_PLAYER] = first
     s[ACTIVE] = first
+    s[TURN_OWNER] = first if two else 0
     for n in range(N_NATIONS):
         # non-players always start at 20; players per the deck variant (EN:200)
         s[HAPPY + n] = T[T_VAR_HAPPY + variant] if n < num_players else T[T_HAPPY_START]
     for p in range(MAX_PLAYERS):
         s[PLAYER_STRAT + p] = -1
-        s[SEATING + p] = p if p < num_players else -1
-        if p < num_players:
+        s[SEATING + p] = p if p < s[NUM_PLAYERS] else -1
+        if p < s[NUM_PLAYERS]:
             s[INF_AVAIL + p] = T[T_INFLUENCE]
+        if p < num_players:
             s[MIL_AVAIL + p] = T[T_MILITARY]
     for r in range(N_REGIONS):
         s[UNREST + r] = T[T_UNREST_START]

@@ -9,7 +9,7 @@ from ..actions import action_ids
 from .actions import A_BID_PASS, A_DEMOB, A_FLAG
 from .board import top
 from .events import event_proc, legal_event
-from .layout import (MAX_LEGAL, D_ADD_ISSUE, D_ADV_EVENT, D_ADV_ISSUE, D_AFFECTED, D_BID, D_DRAFT, D_EVENT_CUBE,
+from .layout import (ACTIVE, MAX_LEGAL, D_ADD_ISSUE, D_ADV_EVENT, D_ADV_ISSUE, D_AFFECTED, D_BID, D_DRAFT, D_EVENT_CUBE,
                      D_KEEP, D_MODIFIER, D_MUTINY, D_NAVAL, D_OPTION, D_PLACE2, D_SIGN, D_TURN,
                      D_UPRISING_ISSUE, DECISIONS, F_A0, F_PROC, GAME_OVER, PENDING, PENDING_PLAYER, P_BID, P_DRAFT,
                      P_EVENT, P_MUTINY, P_OPTION, P_SETTLE, P_TURN, P_UPRISING, STATE_SIZE)
@@ -33,7 +33,7 @@ def legal(s, T, out):
     if k == D_TURN:
         return legal_turn(s, T, out)
     if k == D_PLACE2:
-        return legal_place_second(s, p, s[top(s) + F_A0], out, 0)
+        return legal_place_second(s, s[ACTIVE], s[top(s) + F_A0], out, 0)
     if k == D_OPTION:
         return legal_option(s, T, out)
     if k == D_NAVAL:

@@ -6,11 +6,13 @@ from __future__ import annotations
 from numba import njit
 
 from .actions import (A_DEMOB, A_DEPLOY, A_END_TURN, A_PASS_POLITICAL, A_PLACE, A_RECLAIM, A_SETTLE, A_TRANSFER)
-from .board import (cap_unrest_at_units, change_happiness, clockwise, decide, demobilize_unit, deployed_mask, over_unit_limit,
-                    pop, push, push_mutiny_if_needed, recover_exhausted, slot_total, top)
+from .board import (cap_unrest_at_units, change_happiness, clockwise, decide, demobilize_unit, deployed_mask,
+                    is_usa_faction, n_players, over_unit_limit, pop, push, push_mutiny_if_needed, recover_exhausted,
+                    slot_leader, slot_total, top)
 from .layout import (ACTIVE, D_MUTINY, D_PLACE2, D_TURN, DEP_COL, F_A0, INF_AVAIL, INF_EXH, MAX_PLAYERS,
                      MIL_AVAIL, MIL_DONE, MIL_EXH, N_REGIONS, N_SLOTS, N_TABLE, NEGOTIATION, NUM_PLAYERS,
-                     GAME_OVER, PASS_STREAK, POL_DONE, P_SETTLE, SLOT_CUBES, SLOT_ISSUE, TURN_NO)
+                     GAME_OVER, MODE, MODE_TWO, PASS_STREAK, POL_DONE, P_SETTLE, SLOT_CUBES, SLOT_ISSUE, TURN_NO,
+                     TURN_OWNER, USA_FACTION)
 from .layout import MAX_LEGAL
 from .tables import (T_DEP_HAPPY, T_DEP_INF, T_FIRST_DEP_COL, T_RECLAIM_MAX, T_TRACK_COLS, T_TRANSFER_MAX)
 
@@ -36,8 +38,10 @@ def need_to_lead(s, slot, p):
 
 @njit(cache=True)
 def legal_place_first(s, p, out, n):
-    """First placements (slot, k) that leave a legal second placement (no dead ends, EN:254-262)."""
+    """First placements (slot, k) that leave a legal second placement (no dead ends, EN:254-262).
+    The 2-player USA always places exactly the minimum to lead (EN:802)."""
     avail = s[INF_AVAIL + p]
+    usa = is_usa_faction(s, p)
     need = out[SCRATCH:SCRATCH + N_SLOTS]        # scratch space at the end of the action buffer
     for sl in range(N_SLOTS):
         need[sl] = need_to_lead(s, sl, p) if s[SLOT_ISSUE + sl] >= 0 else 99
@@ -48,7 +52,10 @@ def legal_place_first(s, p, out, n):
         for s2 in range(N_SLOTS):
             if s2 != s1 and need[s2] < best2:
                 best2 = need[s2]
-        for k in range(need[s1], min(avail - best2, 15) + 1):
+        kmax = min(avail - best2, 15)
+        if usa:
+            kmax = min(kmax, need[s1])
+        for k in range(need[s1], kmax + 1):
             out[n] = A_PLACE + s1 * 15 + k - 1
             n += 1
     return n
@@ -60,7 +67,8 @@ def legal_place_second(s, p, first, out, n):
     for s2 in range(N_SLOTS):
         if s2 == first or s[SLOT_ISSUE + s2] < 0:
             continue
-        for k in range(need_to_lead(s, s2, p), min(avail, 15) + 1):
+        k0 = need_to_lead(s, s2, p)
+        for k in range(k0, min(avail, k0 if is_usa_faction(s, p) else 15) + 1):
             out[n] = A_PLACE + s2 * 15 + k - 1
             n += 1
     return n
@@ -69,7 +77,16 @@ def legal_place_second(s, p, first, out, n):
 # ----------------------------------------------------------------------------- Reclaim
 @njit(cache=True)
 def legal_reclaim(s, T, p, out, n):
-    """Up to 6 exhausted cubes, all exhausted units, any deployed units; at least one thing (EN:274-280)."""
+    """Up to 6 exhausted cubes, all exhausted units, any deployed units; at least one thing (EN:274-280).
+    The 2-player USA recovers all it can up to 6; n is then the cubes its controller recovers beside
+    it, up to the USA's number (EN:818-823)."""
+    if is_usa_faction(s, p):
+        k = min(T[T_RECLAIM_MAX], s[INF_EXH + p])
+        if k > 0:
+            for j in range(min(k, s[INF_EXH + s[TURN_OWNER]]) + 1):
+                out[n] = A_RECLAIM + j * 32
+                n += 1
+        return n
     kmax = min(T[T_RECLAIM_MAX], s[INF_EXH + p])
     dm = deployed_mask(s, p)
     for k in range(kmax + 1):
@@ -98,8 +115,12 @@ def do_reclaim(s, p, k, m):
 # ----------------------------------------------------------------------------- Settle
 @njit(cache=True)
 def legal_settle(s, out, n):
-    """Only table issues with at least one cube may be settled (EN:284)."""
+    """Only table issues with at least one cube may be settled (EN:284); the 2-player USA never settles
+    in favour of the player running it (EN:806)."""
+    usa = is_usa_faction(s, s[ACTIVE])
     for sl in range(N_TABLE):
+        if usa and slot_leader(s, sl) == s[TURN_OWNER]:
+            continue
         if s[SLOT_ISSUE + sl] >= 0 and slot_total(s, sl) > 0:
             out[n] = A_SETTLE + sl
             n += 1
@@ -167,7 +188,7 @@ def legal_demobilize(s, p, out, n, base):
 @njit(cache=True)
 def legal_transfer(s, T, p, out, n):
     """Negotiations 5 (EN:704): up to 6 of your available cubes to Exhausted so another reclaims as many."""
-    for q in range(s[NUM_PLAYERS]):
+    for q in range(n_players(s)):
         if q == p:
             continue
         kmax = min(T[T_TRANSFER_MAX], s[INF_AVAIL + p], s[INF_EXH + q])
@@ -196,14 +217,26 @@ def legal_turn(s, T, out):
     if s[POL_DONE] == 1:
         out[n] = A_END_TURN
         n += 1
-    if s[NEGOTIATION] == 1 and s[f + F_A0 + 1] == 0:
+    if s[NEGOTIATION] == 1 and s[f + F_A0 + 1] == 0 and not is_usa_faction(s, p):
         n = legal_transfer(s, T, p, out, n)
     return n
 
 
 @njit(cache=True)
 def end_turn(s):
-    s[ACTIVE] = clockwise(s, s[ACTIVE], 1)
+    if s[MODE] == MODE_TWO:
+        if s[ACTIVE] != USA_FACTION:
+            # the player's turn goes on with a USA political action, no military (EN:785-795)
+            s[ACTIVE] = USA_FACTION
+            s[POL_DONE] = 0
+            s[MIL_DONE] = 1
+            f = top(s)
+            s[f + F_A0] = -1
+            return
+        s[TURN_OWNER] = 1 - s[TURN_OWNER]
+        s[ACTIVE] = s[TURN_OWNER]
+    else:
+        s[ACTIVE] = clockwise(s, s[ACTIVE], 1)
     s[TURN_NO] += 1
     s[POL_DONE] = 0
     s[MIL_DONE] = 0
@@ -238,7 +271,7 @@ def turn_proc(s, T, kind, a):
     if a == A_PASS_POLITICAL:
         s[POL_DONE] = 1
         s[PASS_STREAK] += 1
-        if s[PASS_STREAK] >= s[NUM_PLAYERS]:
+        if s[PASS_STREAK] >= (4 if s[MODE] == MODE_TWO else s[NUM_PLAYERS]):
             # every player in turn had no political action: nothing can change any more (P-10)
             s[GAME_OVER] = 3
         return
@@ -258,7 +291,11 @@ def turn_proc(s, T, kind, a):
         return
     if A_RECLAIM <= a < A_DEPLOY:
         x = a - A_RECLAIM
-        do_reclaim(s, p, x // 32, x % 32)
+        if is_usa_faction(s, p):
+            recover_exhausted(s, p, T[T_RECLAIM_MAX])
+            recover_exhausted(s, s[TURN_OWNER], x // 32)
+        else:
+            do_reclaim(s, p, x // 32, x % 32)
         s[POL_DONE] = 1
         return
     if A_DEPLOY <= a < A_DEMOB:

@@ -5,14 +5,15 @@ from __future__ import annotations
 from numba import njit
 
 from .actions import A_BID, A_BID_PASS, A_CHOOSE_ISSUE, A_CHOOSE_PLAYER, A_DRAFT, A_MODIFIER, A_SIGN
-from .board import (change_happiness, clockwise, count_counters, decide, issues_in_region, move_unrest, pop, push, push_mutiny_if_needed,
-                    reset_unrest_after_uprising, roll_die, settled_issue_region, star_total, top)
+from .board import (change_happiness, clockwise, count_counters, decide, issues_in_region, move_unrest, n_players, pop,
+                    push, push_mutiny_if_needed, reset_unrest_after_uprising, roll_die, settled_issue_region,
+                    star_total, top, turn_player)
 from .layout import (ACTIVE, BID_HIGH, BID_INF, BID_INREG, BID_ISSUE, BID_NAVAIL, BID_PASSED, BID_STR, BID_TURN,
                      D_AFFECTED, D_BID, D_DRAFT, D_MODIFIER, D_SIGN, D_UPRISING_ISSUE, DEP_COL, DRAFT_DONE,
                      DRAFT_ORDER, F_A0, F_STEP, INF_AVAIL, INF_EXH, ISSUE_CTRL, ISSUE_DISC, ISSUE_DISC_N, ISSUE_OPT,
                      MIL_AVAIL, MIL_EXH, N_ISSUES, N_REGIONS, NUM_PLAYERS, PLAYER_STRAT, P_BID, P_DRAFT, P_OPTION,
                      RET, STRAT_DEALT, UNREST, UP_MASK, UP_MOD, UP_REGION, UP_RISEN, UP_SEQ, UP_TIED,
-                     UP_UNSETTLED)
+                     UP_UNSETTLED, MODE, MODE_TWO, USA_FACTION)
 from .tables import (R_HIGHEST, R_SETTLED, T_DEP_BID, T_DEP_DM, T_ISSUE_CAT, T_ISSUE_NOMIL, T_ISSUE_STARS,
                      T_STRAT_EXTRA, T_THRESH)
 
@@ -348,7 +349,8 @@ def bid_proc(s, T, kind, a):
         s[BID_INF] = 0
         s[BID_INREG] = 0
         s[BID_NAVAIL] = 0
-        s[BID_PASSED] = 0
+        # the 2-player USA does not bid (EN:825)
+        s[BID_PASSED] = (1 << USA_FACTION) if s[MODE] == MODE_TWO else 0
         first = s[f + F_A0 + 2]
         s[BID_TURN] = first if first >= 0 else s[ACTIVE]
         s[f + F_STEP] = 1
@@ -401,10 +403,10 @@ def bid_proc(s, T, kind, a):
 @njit(cache=True)
 def legal_draft(s, T, out):
     k = 0
-    for j in range(s[NUM_PLAYERS] + T[T_STRAT_EXTRA]):
+    for j in range(n_players(s) + T[T_STRAT_EXTRA]):
         c = s[STRAT_DEALT + j]
         taken = False
-        for p in range(s[NUM_PLAYERS]):
+        for p in range(n_players(s)):
             if s[PLAYER_STRAT + p] == c:
                 taken = True
         if c >= 0 and not taken:
@@ -415,12 +417,14 @@ def legal_draft(s, T, out):
 
 @njit(cache=True)
 def draft_proc(s, T, kind, a):
-    """Lowest star total picks first; ties: closest clockwise from the active player (EN:682-690)."""
+    """Lowest star total picks first; ties: closest clockwise from the active player (EN:682-690).
+    The 2-player USA drafts no card (EN:825)."""
     f = top(s)
-    n = s[NUM_PLAYERS]
+    n = n_players(s)
     if s[f + F_STEP] == 0:
         for k in range(n):
-            s[DRAFT_ORDER + k] = clockwise(s, s[ACTIVE], k)
+            # the 2-player game: the two players alternate (the USA drafts no card, EN:825)
+            s[DRAFT_ORDER + k] = (turn_player(s) + k) % n if s[MODE] == MODE_TWO else clockwise(s, s[ACTIVE], k)
         # stable insertion sort by star total keeps the clockwise tie order
         for k in range(1, n):
             j = k
