@@ -79,8 +79,8 @@ def cmd_play(args) -> int:
     except AgentError as e:
         _err(str(e))
         return 2
-    if len(specs) not in (3, 4):
-        _err(f"--agents: name 3 or 4 agents, one per seat (got {len(specs)}: "
+    if len(specs) not in (2, 3, 4):
+        _err(f"--agents: name 2, 3 or 4 agents, one per seat (got {len(specs)}: "
              f"{', '.join(s['label'] for s in specs)})")
         return 2
     return print_game(specs, num_players=len(specs), seed=args.seed, variant=args.variant, log=args.log,
@@ -98,8 +98,8 @@ def cmd_demo(args) -> int:
         except AgentError as e:
             _err(str(e))
             return 2
-        if len(specs) not in (3, 4) or args.players not in (None, len(specs)):
-            _err(f"--agents: name {args.players or '3 or 4'} agents, one per seat (got {len(specs)})")
+        if len(specs) not in (2, 3, 4) or args.players not in (None, len(specs)):
+            _err(f"--agents: name {args.players or '2, 3 or 4'} agents, one per seat (got {len(specs)})")
             return 2
     else:
         specs, notes = default_lineup(args.players or 4)

@@ -128,8 +128,12 @@ def run_game(agents: list[Agent], specs: list[dict], *, num_players: int, seed: 
 
 # ---------------------------------------------------------------------- printing (play, demo, replay)
 def format_move(game: Game, step: int, seat: int, action: int) -> str:
-    """One printed line per decision: step, seat, decision, description."""
-    return f"{step:>5}  {game.seat_name(seat):<7} [{game.decision}] {game.describe(action)}"
+    """One printed line per decision: step, seat, decision (and, in the 2-player game, 'for USA' when the
+    seat decides for the USA faction), description."""
+    who = f"{game.seat_name(seat):<7}"
+    if game.two_player and game.acting_for != seat:
+        who += f" for {game.seat_name(game.acting_for)}"
+    return f"{step:>5}  {who} [{game.decision}] {game.describe(action)}"
 
 
 def format_result(rec: dict) -> str:

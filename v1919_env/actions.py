@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .core import layout as L
 from .core.actions import NUM_ACTIONS, SEGMENT_BASE, SEGMENT_SIZE, SEGMENTS
 from .vocab import NATIONS, REGIONS
 
@@ -120,6 +121,10 @@ def describe(action: int, game=None) -> str:
         return f"place {p['n']} influence on {slot_name(p['slot'])}"
     if kind == "settle":
         return f"settle {slot_name(p['slot'])}"
+    if kind == "reclaim" and game is not None and game.acting_for == L.USA_FACTION and game.two_player:
+        # the 2-player USA's reclaim: n is what its controller takes back beside it (EN:818-823)
+        return (f"USA reclaims {min(6, game.exhausted_influence(L.USA_FACTION))} influence; "
+                f"{game.seat_name(game.current_player)} reclaims {p['n']} of its own")
     if kind == "reclaim":
         regs = [_region(r) for r in range(5) if (p["recall"] >> r) & 1]
         mil = ""

@@ -119,7 +119,8 @@ def _add_agent_commands(sub) -> None:
     pl = sub.add_parser(
         "play", help="play one game between agents (bots or you) and print it move by move",
         formatter_class=raw,
-        description=wrap("Play one game, one agent per seat (3 or 4 agents: 3 or 4 players), printed move by move "
+        description=wrap("Play one game, one agent per seat (2, 3 or 4 agents: 2, 3 or 4 players; in the 2-player "
+                         "game each player also runs the USA faction on its turn), printed move by move "
                          "(step, seat, decision, description), then the final board and scoring table."),
         epilog="agents are registered names with options: name:key=value,key=value\n"
                "example:\n  v1919 play --agents rulebot,ismcts:iterations=200,random,human --seed 7\n"
@@ -181,8 +182,8 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="play a full game between the strongest bots and print it",
                           epilog="example: v1919 demo --players 3 --seed 7   or   v1919 demo --agents rulebot,random,"
                                  "random,random")
-    demo.add_argument("--players", type=int, default=None, choices=(3, 4), help="3 or 4 (default: 4, or as "
-                                                                               "many as --agents names)")
+    demo.add_argument("--players", type=int, default=None, choices=(2, 3, 4),
+                      help="2, 3 or 4 (default: 4, or as many as --agents names)")
     demo.add_argument("--agents", default=None, help="agents per seat, as for `v1919 play` (default: the strongest "
                                                      "registered bots, agents.play.DEMO_LINEUP)")
     demo.add_argument("--seed", type=seed_arg, default=0, help="game seed, 0..2**63-1")
@@ -192,7 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="print every decision (default) or only the boards and scores")
     demo.set_defaults(func=_cmd_demo)
     b = sub.add_parser("bench", help="speed of random play: batched kernel, facade, compile and start times")
-    b.add_argument("--players", type=int, default=4, choices=(3, 4))
+    b.add_argument("--players", type=int, default=4, choices=(2, 3, 4))
     b.add_argument("--seconds", type=float, default=3.0, help="minimum time per measurement")
     b.add_argument("--json", action="store_true", help="print one JSON object")
     b.add_argument("--no-cold", action="store_true", help="skip the cold-compile measurement (minutes)")

@@ -240,6 +240,10 @@ class Game:
         """Units of `seat` in its Exhausted box."""
         return int(self.state[L.MIL_EXH + seat]) if 0 <= seat < self.num_players else 0
 
+    def exhausted_influence(self, faction: int) -> int:
+        """Cubes of a seat or faction in its Exhausted box."""
+        return int(self.state[L.INF_EXH + faction]) if 0 <= faction < self.num_factions else 0
+
     def uprising_region(self):
         """Region (0-4) of the uprising check being resolved or announced for, else None."""
         if self.is_over:

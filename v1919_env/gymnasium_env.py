@@ -68,8 +68,8 @@ class Versailles1919Env(gym.Env):
                  variant: str = "standard", negotiation: bool = False, card_set: str | None = None,
                  random_seat: bool = False, illegal_action: str = "penalize", illegal_penalty: float = -1.0,
                  seating=None):
-        if num_players not in (3, 4):
-            raise ValueError(f"num_players must be 3 or 4, got {num_players}")
+        if num_players not in (2, 3, 4):
+            raise ValueError(f"num_players must be 2, 3 or 4, got {num_players}")
         if not 0 <= seat < num_players:
             raise ValueError(f"seat must be in 0..{num_players - 1}, got {seat}")
         if reward not in REWARD_KINDS:

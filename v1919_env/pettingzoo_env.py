@@ -21,7 +21,7 @@ from .core.step import legal
 from .game import Game
 from .render import RENDER_MODES, render_mode_output
 from .rewards import REWARD_KINDS, terminal_rewards
-from .vocab import PLAYER_NATIONS
+from .vocab import NATIONS, PLAYER_NATIONS
 
 ILLEGAL_POLICIES = ("raise", "penalize")
 OBS_MODES = ("dict", "vector")
@@ -48,7 +48,9 @@ def observation_space() -> spaces.Dict:
 
 
 class raw_env(AECEnv):
-    """Versailles 1919 for 3 or 4 players as a PettingZoo AEC environment.
+    """Versailles 1919 for 2, 3 or 4 players as a PettingZoo AEC environment. In the 2-player game
+    the agents are the UK and France; the player whose turn it is also decides for the USA faction
+    (the observation's `two_player` slice and the info's `acting_for` say so).
 
     config: variant ('standard', 'short15', 'long10', 'longest'), negotiation (bool), card_set
     (path), seating (the nations clockwise, e.g. ["uk", "usa", "italy", "france"]), reward ('win_loss' | 'rank' | 'score_margin'), illegal_action ('raise' | 'penalize'),
@@ -68,8 +70,8 @@ class raw_env(AECEnv):
                  illegal_action: str = "raise", illegal_penalty: float = -1.0, auto_forced: bool = False,
                  shaping: bool = False, obs_mode: str = "dict", numeric_info: bool = False, seating=None):
         super().__init__()
-        if num_players not in (3, 4):
-            raise ValueError(f"num_players must be 3 or 4, got {num_players}")
+        if num_players not in (2, 3, 4):
+            raise ValueError(f"num_players must be 2, 3 or 4, got {num_players}")
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
         if reward not in REWARD_KINDS:
@@ -166,6 +168,8 @@ class raw_env(AECEnv):
                     info["score"] = float(fields["scores"][fields["seat"]]["total"])
         elif kind == "turn":
             info = {"decision": L.DECISION_LIST[fields["decision"]], "active": self.possible_agents[fields["active"]]}
+            if self.num_players == 2:
+                info["acting_for"] = NATIONS[fields["acting_for"]]
         elif kind == "game_over":
             info = {"decision": "game_over"}
             if "illegal_action" in fields:
@@ -284,7 +288,9 @@ class raw_env(AECEnv):
                 obs, m = self._observe_arrays(seat)
                 c = self._cached = (seat, st[L.DECISIONS], obs, m)
             mask = c[3]                   # in this mode observe() hands out the observation alone
-        infos[agent] = self._info("turn", decision=int(st[L.PENDING]), active=int(st[L.ACTIVE]), mask=mask)
+        active = int(st[L.TURN_OWNER]) if self.num_players == 2 else int(st[L.ACTIVE])
+        infos[agent] = self._info("turn", decision=int(st[L.PENDING]), active=active, mask=mask,
+                                  acting_for=int(st[L.PENDING_FACTION]))
 
     # ------------------------------------------------------------------ rendering
     def render(self):

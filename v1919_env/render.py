@@ -10,19 +10,23 @@ _SHORT = {"uk": "UK", "france": "FR", "usa": "US", "italy": "IT", "japan": "JP"}
 
 def _cubes(g, sl):
     s = g.state
-    parts = [f"{_SHORT[NATIONS[p]]}{int(s[L.SLOT_CUBES + sl * L.MAX_PLAYERS + p])}" for p in range(g.num_players)
+    parts = [f"{_SHORT[NATIONS[p]]}{int(s[L.SLOT_CUBES + sl * L.MAX_PLAYERS + p])}" for p in range(g.num_factions)
              if s[L.SLOT_CUBES + sl * L.MAX_PLAYERS + p] > 0]
     return " ".join(parts) or "-"
 
 
 def render_text(g) -> str:
     s, T = g.state, g.T
-    np_ = g.num_players
+    np_ = g.num_factions          # the players, and the 2-player game's USA faction
     out = []
     over = " - GAME OVER" + (" (truncated)" if g.truncated else "") if g.is_over else ""
-    out.append(f"Versailles 1919 | {np_} players | turn {int(s[L.TURN_NO])} | active "
-               f"{g.seat_name(g.active_player)} | decision: {g.decision} by {g.seat_name(g.current_player)}{over}")
-    out.append("Happiness: " + "  ".join(f"{_SHORT[n]} {int(s[L.HAPPY + k])}" for k, n in enumerate(NATIONS)))
+    acting = (f" for {g.seat_name(g.acting_for)}" if g.two_player and g.acting_for != g.current_player
+              and not g.is_over else "")
+    out.append(f"Versailles 1919 | {g.num_players} players | turn {int(s[L.TURN_NO])} | active "
+               f"{g.seat_name(g.active_player)} | decision: {g.decision} by {g.seat_name(g.current_player)}{acting}{over}")
+    untracked = {L.USA_FACTION} if g.two_player else set()       # the 2-player USA has no happiness (EN:779)
+    out.append("Happiness: " + "  ".join(f"{_SHORT[n]} {'-' if k in untracked else int(s[L.HAPPY + k])}"
+                                         for k, n in enumerate(NATIONS)))
     out.append("")
     out.append("Players      influence(av/ex)  military(av/ex/demob)  deployed                 strategy")
     for p in range(np_):

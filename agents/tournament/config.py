@@ -1,7 +1,7 @@
 """Tournament configs (YAML): reading and validation, with errors that name the field.
 
     name: quick                 # a title for the reports (default: the file's stem)
-    num_players: 4              # 3 or 4
+    num_players: 4              # 2, 3 or 4
     variant: standard           # the board's deck variants
     negotiation: false
     card_set: null              # a card-set folder or JSON file; null = the shipped set
@@ -131,9 +131,9 @@ def config_from_dict(raw, name: str = "tournament") -> TournamentConfig:
             importlib.import_module(m)
         except ImportError as e:
             raise ConfigError(f"modules[{k}]: cannot import {m!r}: {e}") from e
-    n = _expect(raw["num_players"], (int,), "num_players", "3 or 4")
-    if n not in (3, 4):
-        raise ConfigError(f"num_players: must be 3 or 4, got {n}")
+    n = _expect(raw["num_players"], (int,), "num_players", "2, 3 or 4")
+    if n not in (2, 3, 4):
+        raise ConfigError(f"num_players: must be 2, 3 or 4, got {n}")
     games = _expect(raw["games"], (int,), "games", "a positive integer")
     if games < 1:
         raise ConfigError(f"games: must be at least 1, got {games}")

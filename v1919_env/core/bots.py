@@ -38,7 +38,8 @@ from .layout import (BID_HIGH, D_ADD_ISSUE, D_ADV_EVENT, D_ADV_ISSUE, D_AFFECTED
                      D_MODIFIER, D_MUTINY, D_NAVAL, D_OPTION, D_OPTIONAL, D_PLACE2, D_SIGN, D_TO_AVAIL, D_TO_EXH,
                      D_TURN, D_UNSETTLE, D_UPRISING_ISSUE, D_WAITING_ISSUE, DEMOB_NEXT, DEP_COL, EV_REG, F_A0,
                      F_PROC, GAME_OVER, HAPPY, INF_AVAIL, INF_EXH, ISSUE_CTRL, MAX_LEGAL, MAX_PLAYERS, MIL_AVAIL,
-                     MIL_DONE, MIL_EXH, N_ISSUES, N_REGIONS, N_SLOTS, N_TABLE, NUM_PLAYERS, PENDING, PENDING_PLAYER,
+                     MIL_DONE, MIL_EXH, N_ISSUES, N_REGIONS, N_SLOTS, N_TABLE, NUM_PLAYERS, PENDING, PENDING_FACTION,
+                     PENDING_PLAYER,
                      ISSUE_OPT, PLAYER_STRAT, POL_DONE, P_UPRISING, SLOT_CUBES, SLOT_ISSUE, STATE_SIZE, UNREST,
                      UP_MASK, UP_REGION, UP_TIED)
 from .scoring import N_SCORE_COLS, SC_TOTAL, final_scores, winners
@@ -685,7 +686,7 @@ def bot_choose(s, T, buf, n, rng):
     """The bot's choice for the pending decision given its legal list buf[:n] (may be illegal;
     bot_action checks)."""
     k = s[PENDING]
-    p = s[PENDING_PLAYER]
+    p = s[PENDING_FACTION]        # the faction decided for: the seat, or the 2-player game's USA
     if k == D_TURN:
         return bot_turn(s, T, p, buf, n, rng)
     if k == D_PLACE2:

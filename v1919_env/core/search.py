@@ -20,7 +20,7 @@ from numba import njit
 from .bots import bot_action, piv, policy_below, rollout
 from .layout import (D_PLACE2, D_TURN, EV_DECK, EV_DECK_N, FORCED_N, FORCED_POS, GAME_OVER, INF_AVAIL, ISSUE_DECK, ISSUE_DECK_N,
                      MAX_PLAYERS, MIL_AVAIL, N_SLOTS, NUM_PLAYERS, PENDING, PENDING_PLAYER, RNG, SLOT_ISSUE, VARIANT)
-from .board import slot_leader, slot_total
+from .board import n_players, slot_leader, slot_total
 from .scoring import N_SCORE_COLS, SC_TOTAL, final_scores, winners
 from .step import apply_action, legal
 from .tables import T_GAME_END, T_VAR_SHUFFLE
@@ -273,7 +273,7 @@ def evaluate(s, T, p, out):
     final_scores(s, T, out)
     mine = vp_estimate(s, T, p, out)
     best = -1e300
-    for q in range(s[NUM_PLAYERS]):
+    for q in range(n_players(s)):          # the 2-player USA cannot win (EN:829)
         if q != p:
             v = vp_estimate(s, T, q, out)
             if v > best:
