@@ -160,10 +160,17 @@ def _two_player_from_dict(s, d) -> None:
     owner = _seat(tp["turn_owner"], 2, "two_player.turn_owner") if "turn_owner" in tp else (
         act if act < 2 else _err("two_player.turn_owner", "needed when the USA faction is active"))
     s[L.TURN_OWNER] = owner
+    if act == L.USA_FACTION and d.get("engine") is None:
+        s[L.MIL_DONE] = 1           # the USA's part of the turn is its political action alone (EN:787)
     if act < 2 and act != owner:
         _err("two_player.turn_owner", f"{NATIONS[owner]} owns the turn but {NATIONS[act]} is active")
     pf = tp.get("pending_for")
-    s[L.PENDING_FACTION] = s[L.PENDING_PLAYER] if pf is None else _seat(pf, 3, "two_player.pending_for")
+    if pf is not None:
+        s[L.PENDING_FACTION] = _seat(pf, 3, "two_player.pending_for")
+    else:       # a hand-written turn decision is the active faction's; else the deciding seat's own
+        s[L.PENDING_FACTION] = act if d.get("pending") is None else s[L.PENDING_PLAYER]
+    if d.get("pending") is None:
+        s[L.PENDING_PLAYER] = owner if s[L.PENDING_FACTION] == L.USA_FACTION else s[L.PENDING_FACTION]
     want = owner if s[L.PENDING_FACTION] == L.USA_FACTION else s[L.PENDING_FACTION]
     if not s[L.GAME_OVER] and s[L.PENDING_PLAYER] != want:
         _err("two_player.pending_for", f"a decision for {NATIONS[int(s[L.PENDING_FACTION])]} is taken by "
@@ -643,8 +650,6 @@ def from_dict(cls, d: dict):
         s[L.PENDING] = L.D_TURN
         s[L.PENDING_PLAYER] = s[L.ACTIVE]
     if np_ == 2:
-        if s[L.PENDING_PLAYER] == L.USA_FACTION and "two_player" in d and "turn_owner" in d["two_player"]:
-            s[L.PENDING_PLAYER] = _seat(d["two_player"]["turn_owner"], 2, "two_player.turn_owner")
         _two_player_from_dict(s, d)
     else:
         if "two_player" in d:
