@@ -37,7 +37,7 @@ def play_random(st, rng, steps=None):
 
 
 # ---------------------------------------------------------------------------- OpenSpiel's own tests
-@pytest.mark.parametrize("players", [3, 4])
+@pytest.mark.parametrize("players", [2, 3, 4])
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_random_sim_test_passes(players, variant):
     game = load(players=players, variant=variant, negotiation=(variant == "short15"))
@@ -76,7 +76,7 @@ def test_registered_by_name_with_its_parameters():
 
 
 @pytest.mark.parametrize("params, message", [
-    ({"players": 5}, "players must be an integer in 3..4"),
+    ({"players": 5}, "players must be an integer in 2..4"),
     ({"variant": "nope"}, "unknown variant 'nope'"),
     ({"reward": "x"}, "reward must be one of"),
     ({"colour": 1}, "Unknown parameter 'colour'"),

@@ -67,7 +67,7 @@ def _chain(h0, h1, action, s, spans):
 
 
 def _game_type(utility) -> pyspiel.GameType:
-    lo, hi = GAME_INFO["num_players"]
+    lo, hi = min(GAME_INFO["num_players"]), max(GAME_INFO["num_players"])
     return pyspiel.GameType(
         short_name=SHORT_NAME, long_name="Versailles 1919",
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
@@ -89,9 +89,9 @@ def _checked_params(params) -> dict:
     unknown = set(p) - set(DEFAULT_PARAMS)
     if unknown:
         raise ValueError(f"unknown {SHORT_NAME} parameter(s) {sorted(unknown)}; parameters: {sorted(DEFAULT_PARAMS)}")
-    lo, hi = GAME_INFO["num_players"]
+    lo, hi = min(GAME_INFO["num_players"]), max(GAME_INFO["num_players"])
     if type(p["players"]) is not int or not lo <= p["players"] <= hi:
-        raise ValueError(f"players must be an integer in {lo}..{hi} (the 1- and 2-player rules are not "
+        raise ValueError(f"players must be an integer in {lo}..{hi} (the solitaire rules are not "
                          f"implemented yet), got {p['players']!r}")
     if type(p["negotiation"]) is not bool:
         raise ValueError(f"negotiation must be true or false, got {p['negotiation']!r}")
