@@ -52,8 +52,8 @@ class ReplayedGame:
         self._opponents()
 
 
-@pytest.mark.parametrize("num_players, opponents", [(3, ["random"]), (4, ["random"]), (4, ["rulebot"]),
-                                                    (4, ["random", "rulebot"])])
+@pytest.mark.parametrize("num_players, opponents", [(2, ["random"]), (2, ["rulebot"]), (3, ["random"]),
+                                                    (4, ["random"]), (4, ["rulebot"]), (4, ["random", "rulebot"])])
 def test_same_games_as_the_single_env_and_the_compiled_bots(num_players, opponents):
     env = VectorEnv(num_envs=6, num_players=num_players, seed=11, opponents=opponents)
     obs = env.reset()

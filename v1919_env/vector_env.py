@@ -81,8 +81,8 @@ class VectorEnv:
                  card_set: str | None = None, illegal_penalty: float = -1.0):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-        if num_players not in (3, 4):
-            raise ValueError(f"num_players must be 3 or 4, got {num_players!r}")
+        if num_players not in (2, 3, 4):
+            raise ValueError(f"num_players must be 2, 3 or 4, got {num_players!r}")
         if seat is not None and not (isinstance(seat, (int, np.integer)) and 0 <= seat < num_players):
             raise ValueError(f"seat must be None (drawn per episode) or in 0..{num_players - 1}, got {seat!r}")
         self.reward_weights = reward_weights(reward)
