@@ -52,7 +52,9 @@ class HumanAgent(Agent):
         if self.show_board:
             self._write("\n" + game.render() + "\n")
         seat = game.seat_name(game.current_player)
-        lines = [f"\n{seat}: decide '{game.decision}' ({len(legal_ids)} legal actions)"]
+        for_usa = (f" for the {game.seat_name(game.acting_for)}" if game.two_player
+                   and game.acting_for != game.current_player else "")        # the 2-player USA faction
+        lines = [f"\n{seat}: decide '{game.decision}'{for_usa} ({len(legal_ids)} legal actions)"]
         lines += [f"{k:>4}. {game.describe(a)}" for k, a in enumerate(legal_ids, 1)]
         self._write("\n".join(lines) + "\n")
         while True:

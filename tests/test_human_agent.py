@@ -74,6 +74,11 @@ def test_v1919_play_with_a_human_through_a_pipe():
     assert r.returncode == 0, r.stderr
     assert "'nope' is not a number" in r.stdout
     assert "UK, your choice" in r.stdout and "winner" in r.stdout and "rank" in r.stdout
+    # the 2-player game: the human is told when it decides for the USA faction
+    r = _v1919(["play", "--agents", "random,human", "--seed", "5"], "1\n" * 5000)
+    assert r.returncode == 0, r.stderr
+    assert "FRANCE: decide 'turn' for the USA" in r.stdout and "FRANCE, your choice" in r.stdout
+    assert "usa" in r.stdout and "winner" in r.stdout
     # quitting ends the game cleanly
     r = _v1919(["play", "--agents", "random,random,human,random", "--seed", "5"], "1\nq\n")
     assert r.returncode == 0, r.stderr
