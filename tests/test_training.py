@@ -52,6 +52,7 @@ def test_every_shipped_config_is_valid():
     ({"reward": "wins"}, "reward"),
     ({"env": {"workers": 2}}, "env.workers"),
     ({"colour": "red"}, "colour"),
+    ({"num_players": 5}, "num_players: 2, 3 or 4"),
 ])
 def test_config_errors_name_the_field(over, field):
     with pytest.raises(ConfigError, match=field.replace("[", r"\[").replace("]", r"\]")):

@@ -100,8 +100,8 @@ def validate(cfg: dict) -> dict:
     from v1919_env.vector_kernels import COMPILED_POLICIES
 
     _number(cfg, "seed", int, 0)
-    if cfg["num_players"] not in (3, 4) or isinstance(cfg["num_players"], bool):
-        raise ConfigError(f"num_players: 3 or 4, got {cfg['num_players']!r}")
+    if cfg["num_players"] not in (2, 3, 4) or isinstance(cfg["num_players"], bool):
+        raise ConfigError(f"num_players: 2, 3 or 4, got {cfg['num_players']!r}")
     try:
         reward_weights(cfg["reward"])
     except ValueError as e:
