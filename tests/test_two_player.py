@@ -346,3 +346,12 @@ def test_cli_demo_two_players_prints_the_usa_actions(capsys):
     out = capsys.readouterr().out
     assert "FRANCE  for USA [turn]" in out or "UK      for USA [turn]" in out
     assert "GAME OVER" in out and "usa" in out
+
+
+def test_board_picture_shows_the_usa_faction_without_a_happiness_marker():
+    g = random_game(3, until=lambda g: g.decisions_taken >= 40 and g.acting_for == USA)
+    svg = g.to_svg()
+    assert f"{g.seat_name(g.current_player)} decides for USA" in svg
+    assert 'class="happy" data-nation="usa"' not in svg and 'class="happy" data-nation="uk"' in svg
+    assert "influence only" in svg and 'data-seat="usa"' in svg
+    assert f"by {g.seat_name(g.current_player)} for USA" in g.render()

@@ -125,7 +125,9 @@ class _Board:
             who = None
         else:
             who = d["pending"]["player"]
-            msg = f"{who.upper()} decides: {self.decision_text()}"
+            tp = d.get("two_player")          # the 2-player game: the player may decide for the USA
+            for_usa = f" for {tp['pending_for'].upper()}" if tp and tp["pending_for"] != who else ""
+            msg = f"{who.upper()} decides{for_usa}: {self.decision_text()}"
         self.add(Text(WIDTH - 12, 24, msg, 15, NATION_COLORS.get(who, "#ffffff") if who else "#ffeb3b", "end",
                       True, "decision", (("decision", d["pending"]["decision"] if who else "game_over"),
                                          ("player", who or ""))))
@@ -243,7 +245,8 @@ class _Board:
     def happiness(self):
         y, box = 560, 24
         self.add(Text(10, y + 12, "Happiness", 13, bold=True))
-        legend = "   ".join(f"{SHORT[n]} {v}" for n, v in self.d["happiness"].items())
+        untracked = {"usa"} if self.g.two_player else set()     # the 2-player USA has no marker (EN:779)
+        legend = "   ".join(f"{SHORT[n]} {'-' if n in untracked else v}" for n, v in self.d["happiness"].items())
         self.add(Text(110, y + 12, legend, 12))
         zones = self.g.cards.raw["board"]["happiness_zones"]["value"]
         shades = ("#e8f5e9", "#fff9c4", "#ffebee")
@@ -253,6 +256,8 @@ class _Board:
             if v % 5 == 0:
                 self.add(Text(10 + v * box + box // 2, y + 92, str(v), 10, GREY, "middle"))
         for k, (n, v) in enumerate(self.d["happiness"].items()):
+            if n in untracked:
+                continue
             self.add(Circle(10 + v * box + box // 2, y + 25 + k * 12, 5, NATION_COLORS[n], INK, cls="happy",
                             data=(("nation", n), ("value", v))))
 
@@ -287,7 +292,10 @@ class _Board:
                       (("seat", seat), ("deciding", int(deciding)))))
         self.add(Text(x + 10, y + 20, seat.upper() + ("  (deciding)" if deciding else ""), 15, col, bold=True))
         strat = pd["strategy"] or "not drafted"
-        self.add(Text(x + w - 10, y + 20, f"happiness {self.d['happiness'][seat]}   |   strategy: {strat}", 12,
+        status = f"happiness {self.d['happiness'][seat]}   |   strategy: {strat}"
+        if self.g.two_player and seat == "usa":
+            status = "run by the player whose turn it is: influence only"
+        self.add(Text(x + w - 10, y + 20, status, 12,
                       anchor="end", cls="strategy", data=(("seat", seat), ("strategy", pd["strategy"] or ""))))
         inf = pd["influence"]
         placed = self.g.cards.raw["board"]["influence_per_player"]["value"] - inf["available"] - inf["exhausted"]
