@@ -304,22 +304,23 @@ def test_pettingzoo_two_agents_and_the_observation_says_when_acting_for_the_usa(
     e = aec_env(2)
     e.reset(seed=4)
     assert e.possible_agents == ["uk", "france"]
-    o, n = obs_slices()["two_player"][:2]
+    o, n = obs_slices()["decider"][:2]
     rng = np.random.default_rng(0)
-    flags = set()
+    seen = set()
     for agent in e.agent_iter(600):
         obs, _, term, trunc, info = e.last()
         if term or trunc:
             e.step(None)
             continue
-        v = obs["observation"][o:o + n]
-        assert v[0] == 1.0
-        flags.add((float(v[1]), info["acting_for"]))
+        decider = int(np.argmax(obs["observation"][o:o + n]))       # relative seat the decision is for
+        seat = e.possible_agents.index(agent)
+        assert decider == (0 if info["acting_for"] == agent else (USA - seat) % 3)
+        seen.add((agent, info["acting_for"]))
         if info["acting_for"] == "usa":
             assert info["active"] == agent        # the USA is run by the player whose turn it is
         ids = obs["action_mask"].nonzero()[0]
         e.step(int(ids[rng.integers(len(ids))]))
-    assert flags == {(0.0, "uk"), (0.0, "france"), (1.0, "usa")}
+    assert seen == {("uk", "uk"), ("france", "france"), ("uk", "usa"), ("france", "usa")}
 
 
 def test_gymnasium_two_player_episode_ends_with_a_win_loss_reward():

@@ -50,7 +50,7 @@ def observation_space() -> spaces.Dict:
 class raw_env(AECEnv):
     """Versailles 1919 for 2, 3 or 4 players as a PettingZoo AEC environment. In the 2-player game
     the agents are the UK and France; the player whose turn it is also decides for the USA faction
-    (the observation's `two_player` slice and the info's `acting_for` say so).
+    (the observation's `decider` slice and the info's `acting_for` say so).
 
     config: variant ('standard', 'short15', 'long10', 'longest'), negotiation (bool), card_set
     (path), seating (the nations clockwise, e.g. ["uk", "usa", "italy", "france"]), reward ('win_loss' | 'rank' | 'score_margin'), illegal_action ('raise' | 'penalize'),
@@ -277,7 +277,11 @@ class raw_env(AECEnv):
         if not self.numeric_info and self.obs_mode == "dict":     # the default, on the hot path
             if prev in infos:
                 infos[prev] = {}
-            infos[agent] = {"decision": L.DECISION_LIST[st[L.PENDING]], "active": agents[st[L.ACTIVE]]}
+            if self.num_players == 2:      # the USA faction is active during its action: name its player
+                infos[agent] = {"decision": L.DECISION_LIST[st[L.PENDING]], "active": agents[st[L.TURN_OWNER]],
+                                "acting_for": NATIONS[st[L.PENDING_FACTION]]}
+            else:
+                infos[agent] = {"decision": L.DECISION_LIST[st[L.PENDING]], "active": agents[st[L.ACTIVE]]}
             return
         if prev in infos and prev != agent:
             infos[prev] = self._info("waiting")

@@ -55,13 +55,12 @@ OBS_SLICES = (
     ("turn", 4, "turn number / 200, political action done, military action done, game over"),
     ("active_seat", R, "relative seat of the active player"),
     ("decision", N_DECISIONS, "kind of the pending decision (one-hot, see DECISION_NAMES)"),
-    ("decider", R, "relative seat that decides now"),
+    ("decider", R, "relative seat the pending decision is for: the seat that decides, or in the 2-player game "
+                   "the USA faction (a relative seat of its own) when the player whose turn it is decides for it"),
     ("settling_issue", N_ISSUES, "issue being settled / whose option is chosen (one-hot)"),
     ("bid", 3 + R + N_ISSUES, "high bid strength / 8, influence / 15, bidding open; high bidder; issue at stake"),
     ("uprising_region", N_REGIONS, "region of the uprising check being announced for or resolved (one-hot)"),
     ("drawn_issues", 2 * N_ISSUES, "the two issues drawn to choose from (one-hot)"),
-    ("two_player", 2, "1, 1 if the decider now acts for the USA faction: the 2-player game (its relative seats "
-                      "count the USA faction as a seat)"),
 )
 
 _offs = {}
@@ -73,7 +72,7 @@ OBS_SIZE = _o
 O_PRESENT, O_INF_AV, O_INF_EX, O_MIL_AV, O_MIL_EX, O_MIL_DM, O_DEPLOYED, O_PHAPPY, O_PSTRAT, O_PSTARS, O_NHAPPY, \
     O_NSIGN, O_MYNAT, O_UNREST, O_KEG, O_SLOT_ISSUE, O_SLOT_CUBES, O_DISC3, O_SET_CTRL, O_SET_OPT, O_SET_NAVAL, \
     O_SET_CTRS, O_CTRS, O_EV_TABLE, O_EV_CUBE, O_EV_WAIT, O_DECKS, O_STRAT_DEALT, O_DRAFT, O_TURN, O_ACTIVE, O_DECISION, O_DECIDER, \
-    O_SETTLING, O_BID, O_UP_REGION, O_DRAWN, O_TWO = (_offs[n] for n, _, _ in OBS_SLICES)
+    O_SETTLING, O_BID, O_UP_REGION, O_DRAWN = (_offs[n] for n, _, _ in OBS_SLICES)
 
 
 def obs_slices() -> dict[str, tuple[int, int, str]]:
@@ -168,7 +167,7 @@ def observe(s, T, seat, out):
     out[O_ACTIVE + _rel(s, s[ACTIVE], me, n)] = 1.0
     if s[GAME_OVER] == 0:
         out[O_DECISION + s[PENDING]] = 1.0
-        out[O_DECIDER + _rel(s, s[PENDING_PLAYER], me, n)] = 1.0
+        out[O_DECIDER + _rel(s, s[PENDING_FACTION], me, n)] = 1.0
     else:
         out[O_DECIDER + MAX_PLAYERS] = 1.0
     # context of the pending decision
@@ -196,10 +195,6 @@ def observe(s, T, seat, out):
     if s[PENDING] == D_KEEP and s[GAME_OVER] == 0:
         out[O_DRAWN + s[DRAWN]] = 1.0
         out[O_DRAWN + N_ISSUES + s[DRAWN + 1]] = 1.0
-    if s[MODE] == MODE_TWO:
-        out[O_TWO] = 1.0
-        if s[GAME_OVER] == 0 and s[PENDING_FACTION] == USA_FACTION:
-            out[O_TWO + 1] = 1.0
 
 
 
