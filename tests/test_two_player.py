@@ -121,7 +121,8 @@ def test_rulebook_usa_places_the_minimum_to_lead_three_on_reparations_one_on_kor
 
 def test_illegal_usa_action_names_the_phase_and_the_usa():
     g = usa_turn(table=[{"issue": "Korea", "cubes": {"usa": 1}}, {"issue": "Togo", "cubes": {}}])
-    with pytest.raises(IllegalActionError, match=r"not legal in phase 'turn' for FRANCE.*place 1 influence"):
+    with pytest.raises(IllegalActionError, match=r"not legal in phase 'turn' for FRANCE deciding for the USA "
+                                                  r"\(2-player USA rules.*place 1 influence"):
         g.step(encode("place", slot=0, n=5))
 
 

@@ -182,8 +182,11 @@ class Game:
         listing = "; ".join(f"{int(x)}: {codec.describe(int(x), self)}" for x in self._buf[:min(n, 20)])
         more = f" (and {n - 20} more)" if n > 20 else ""
         what = codec.describe(a, self)
+        who = self.seat_name(self.current_player)
+        if self.acting_for != self.current_player:       # the 2-player game's USA faction (EN:791)
+            who += f" deciding for the {self.seat_name(self.acting_for)} (2-player USA rules, EN:796-823)"
         raise IllegalActionError(
-            f"action {a} ({what}) is not legal in phase '{self.decision}' for {self.seat_name(self.current_player)}"
+            f"action {a} ({what}) is not legal in phase '{self.decision}' for {who}"
             f"; legal actions: {listing}{more}")
 
     def describe(self, action: int) -> str:
