@@ -21,7 +21,6 @@ def print_game(specs: list[dict], *, num_players: int, seed: int, variant: str =
                log: bool = True, record_path: str | None = None) -> int:
     """Play one game between the agents of `specs` and print it: the board, every decision (when
     `log`), the final board and the scoring table. Used by `v1919 play` and `v1919 demo`."""
-    from v1919_env.core import layout as L
     from v1919_env.game import Game
     from v1919_env.vocab import NATIONS
 
@@ -42,13 +41,12 @@ def print_game(specs: list[dict], *, num_players: int, seed: int, variant: str =
     print()
     print("seats: " + ", ".join(f"{NATIONS[p].upper()} = {s['label']}" for p, s in enumerate(specs)))
 
-    turn = [-1]
+    turn = [0]
 
     def show(game, step, seat, action):
-        t = int(game.state[L.TURN_NO])
-        if t != turn[0]:
-            print(f"-- turn {t + 1}: {game.seat_name(game.active_player)} is active")
-            turn[0] = t
+        if game.turn != turn[0]:          # the same count as the board's header (Game.turn)
+            print(f"-- turn {game.turn}: {game.seat_name(game.active_player)} is active")
+            turn[0] = game.turn
         print(format_move(game, step, seat, action), flush=True)
 
     try:

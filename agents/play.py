@@ -119,6 +119,7 @@ def run_game(agents: list[Agent], specs: list[dict], *, num_players: int, seed: 
     seats = [dict(s, seed=sd) for s, sd in zip(specs, seeds)]
     return make_record(game_index=game_index, seed=seed, num_players=num_players, variant=variant,
                        negotiation=negotiation, card_set_label=game.cards.label,
+                       card_set_digest=game.cards.digest,
                        card_set_path=None if card_set is None else str(card_set), seats=seats, actions=actions,
                        result=game_result(game, forfeit),
                        timing={"decisions": decisions, "seconds": [round(x, 6) for x in seconds],

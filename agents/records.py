@@ -4,7 +4,8 @@ A record holds everything that defines the game and its outcome:
 
     format, version        "v1919-game-record", 1
     game                   index of the game (in its tournament; 0 for a single game)
-    seed, num_players, variant, negotiation, card_set ({"label", "path"}; path null = the shipped set)
+    seed, num_players, variant, negotiation, card_set ({"label", "digest", "path"}; path null = the shipped
+                           set; the content digest, CardSet.digest, is checked on replay when present)
     seats                  per seat: {"label", "agent", "options", "seed"} (the agent spec and its seed)
     actions                every action id, in order
     result                 {"scores": Game.scores() per seat, "ranks", "winners", "forfeit", "truncated",
@@ -42,22 +43,28 @@ def game_result(game: Game, forfeit: dict | None = None) -> dict:
     """The `result` field of a record for `game` as it stands (final when it is over)."""
     scores = game.scores()
     out_seat = None if forfeit is None else forfeit["seat"]
-    keys = [ranking_key(s) for s in scores]
     n = len(scores)
-    ranks = [n if p == out_seat else
-             1 + sum(1 for q in range(n) if q != out_seat and keys[q] > keys[p]) for p in range(n)]
+    if out_seat is None:
+        ranks = [s["rank"] for s in scores]
+    else:   # the forfeiting seat last, the others ranked among themselves
+        keys = [ranking_key(s) for s in scores]
+        ranks = [n if p == out_seat else
+                 1 + sum(1 for q in range(n) if q != out_seat and keys[q] > keys[p]) for p in range(n)]
     return {"scores": scores, "ranks": ranks, "winners": [p for p in range(n) if ranks[p] == 1],
             "forfeit": forfeit, "truncated": bool(game.truncated), "decisions": game.decisions_taken}
 
 
 def make_record(*, game_index: int, seed: int, num_players: int, variant: str, negotiation: bool,
                 card_set_label: str, card_set_path: str | None, seats: list[dict], actions: list[int],
-                result: dict, timing: dict | None = None, tournament: dict | None = None) -> dict:
+                result: dict, timing: dict | None = None, tournament: dict | None = None,
+                card_set_digest: str | None = None) -> dict:
     """A record as a plain dict (see the module docstring for the fields)."""
     rec = {"format": RECORD_FORMAT, "version": RECORD_VERSION, "game": int(game_index), "seed": int(seed),
            "num_players": int(num_players), "variant": variant, "negotiation": bool(negotiation),
            "card_set": {"label": card_set_label, "path": card_set_path},
            "seats": seats, "actions": [int(a) for a in actions], "result": result}
+    if card_set_digest is not None:
+        rec["card_set"]["digest"] = card_set_digest
     if timing is not None:
         rec["timing"] = timing
     if tournament is not None:
@@ -126,6 +133,9 @@ def new_game(rec: dict) -> Game:
     if g.cards.label != cs.get("label"):
         raise RecordError(f"game {rec['game']} was played with card set {cs.get('label')!r}, "
                           f"this one is {g.cards.label!r}")
+    if cs.get("digest") not in (None, g.cards.digest):
+        raise RecordError(f"game {rec['game']} was played with cards whose content digest is {cs['digest']!r}; "
+                          f"{cs.get('path') or 'the shipped set'} now has {g.cards.digest!r} (edited since?)")
     return g
 
 
@@ -162,7 +172,7 @@ def result_differences(rec: dict, game: Game) -> list[str]:
         if got[key] != want.get(key):
             diffs.append(f"{key}: recorded {want.get(key)!r}, replayed {got[key]!r}")
     for p, (a, b) in enumerate(zip(want.get("scores", []), got["scores"])):
-        for field in sorted(set(a) | set(b)):
+        for field in sorted(a):         # the recorded fields (a newer build may report more)
             if a.get(field) != b.get(field):
                 diffs.append(f"seat {p} {field}: recorded {a.get(field)!r}, replayed {b.get(field)!r}")
     if len(want.get("scores", [])) != len(got["scores"]):

@@ -394,7 +394,8 @@ def test_manual_round8_uk_settles_ethiopia_hymans_uprising_and_the_same_option_a
     assert d["regions"]["africa"] == {"unrest": 2, "powder_keg": 1} and africa > 2
     act(g, "option", decision="option", by="uk", option=option_index("Ethiopia", "UK Mandate"))
     assert g.to_dict()["happiness"] == happiness(uk=18, usa=16, italy=18)
-    assert settled_map(g)["Ethiopia"] == {"issue": "Ethiopia", "controller": "uk", "option": "UK Mandate"}
+    assert settled_map(g)["Ethiopia"] == {"issue": "Ethiopia", "controller": "uk", "option": "UK Mandate",
+                                          "counters": {"empire_uk": 1}}
 
 
 def test_manual_round13_uk_deploys_then_the_usa_settles_game_end():
@@ -488,5 +489,6 @@ def test_manual_round11_uk_deploys_edward_house_roll_off_and_shantung_to_japan()
     act(g, "naval_flag", decision="naval", by="usa", flag=1)
     d = g.to_dict()
     assert d["happiness"]["japan"] == 19 and d["regions"]["pacific"]["unrest"] == 3
-    assert settled_map(g)["Shantung"] == {"issue": "Shantung", "controller": "usa", "option": "To Japan"}
+    assert settled_map(g)["Shantung"] == {"issue": "Shantung", "controller": "usa", "option": "To Japan",
+                                          "counters": {"naval_usa": 2}}
     assert {s["nation"]: s["flags"] for s in g.scores()}["usa"] == 2

@@ -4,6 +4,11 @@
 >>> a = actions.encode("place", slot=1, n=4)
 >>> actions.decode(a)
 Action(kind='place', params={'slot': 1, 'n': 4})
+>>> actions.encode("draft", strategy="Global Trade") == actions.encode("draft", strategy=3)
+True
+
+The index convention (v1919_env.card_names): cards by printed number (1-based) or name, regions,
+seats and unit sources by name or by their 0-based number. `decode` returns the numbers.
 """
 from __future__ import annotations
 
@@ -13,6 +18,7 @@ import numpy as np
 
 from .core import layout as L
 from .core.actions import NUM_ACTIONS, SEGMENT_BASE, SEGMENT_SIZE, SEGMENTS
+from .card_names import CardNames, names_of, region_index, seat_index
 from .vocab import NATIONS, REGIONS
 
 __all__ = ["Action", "IllegalActionError", "action_id", "action_ids", "encode", "decode", "describe", "NUM_ACTIONS",
@@ -55,13 +61,81 @@ _OFFSETS = {("place", "n"): 1, ("deploy", "column"): 5, ("modifier", "delta"): -
 _PARAMS = dict(SEGMENTS)
 
 
+# unit sources: the numbers of each segment, by name (a region name means a unit deployed there)
+SOURCES = {"deploy": ("available",) + REGIONS, "demobilize": ("available", "exhausted") + REGIONS,
+           "unit_to_available": ("exhausted",) + REGIONS}
+
+
+def _source(kind):
+    names = SOURCES[kind]
+
+    def read(v, cards):
+        if isinstance(v, str):
+            key = v.lower().replace(" ", "_")
+            if key in names:
+                return names.index(key)
+            raise ValueError(f"{kind}.source: expected one of {list(names)} or 0..{len(names) - 1}, got {v!r}")
+        return v
+    return read
+
+
+def _recall(v, cards):
+    """A recall mask, or a list of region names / numbers."""
+    if isinstance(v, (list, tuple, set, frozenset)):
+        m = 0
+        for r in v:
+            m |= 1 << region_index(r, "reclaim.recall")
+        return m
+    return v
+
+
+def _named_region(field):
+    return lambda v, cards: region_index(v, field) if isinstance(v, str) else v
+
+
+def _named_seat(field):
+    return lambda v, cards: seat_index(v, 4, field) if isinstance(v, str) else v
+
+
+def _card(kind):
+    def read(v, cards):
+        if not isinstance(v, str):
+            return v
+        return getattr(_names(cards), kind)(v, "choose_issue.issue" if kind == "issue" else "draft.strategy") + 1
+    return read
+
+
+_NAMED = {("deploy", "source"): _source("deploy"), ("demobilize", "source"): _source("demobilize"),
+          ("unit_to_available", "source"): _source("unit_to_available"), ("reclaim", "recall"): _recall,
+          ("deploy", "region"): _named_region("deploy.region"),
+          ("choose_region", "region"): _named_region("choose_region.region"),
+          ("unit_to_exhausted", "region"): _named_region("unit_to_exhausted.region"),
+          ("choose_player", "seat"): _named_seat("choose_player.seat"),
+          ("transfer", "seat"): _named_seat("transfer.seat"),
+          ("naval_flag", "flag"): lambda v, cards: ("uk", "usa").index(v.lower()) if isinstance(v, str)
+          and v.lower() in ("uk", "usa") else v,
+          ("choose_issue", "issue"): _card("issue"), ("draft", "strategy"): _card("strategy")}
+"""Parameters that also take names (the index convention of v1919_env.card_names)."""
+
+def _names(cards) -> CardNames:
+    if cards is None:
+        from .cards import load_card_set
+        cards = load_card_set()
+    return names_of(cards)
+
+
 class Action(NamedTuple):
     kind: str
     params: dict
 
 
-def encode(kind: str, **params) -> int:
-    """Action id of a segment and its parameters (e.g. encode('bid', in_region=1, available=0, influence=2))."""
+def encode(kind: str, cards=None, **params) -> int:
+    """Action id of a segment and its parameters (e.g. encode('bid', in_region=1, available=0, influence=2)).
+
+    Names work wherever a number is taken: encode('deploy', source='available', region='europe',
+    column=6), encode('choose_issue', issue='Fiume'), encode('draft', strategy='Global Trade'),
+    encode('reclaim', n=2, recall=['europe']). Card names are those of `cards` (a CardSet; default
+    the shipped set)."""
     if kind not in _PARAMS:
         raise ValueError(f"unknown action kind {kind!r}; kinds: {', '.join(SEGMENT_BASE)}")
     spec = _PARAMS[kind]
@@ -72,7 +146,14 @@ def encode(kind: str, **params) -> int:
         raise ValueError(f"{kind} takes parameters {names}; got {sorted(params)}")
     off = 0
     for p, size in spec:
-        v = int(params[p]) - _OFFSETS.get((kind, p), 0)
+        raw = params[p]
+        if (kind, p) in _NAMED:
+            raw = _NAMED[(kind, p)](raw, cards)
+        if isinstance(raw, bool):
+            raw = int(raw)
+        if not isinstance(raw, (int, np.integer)):
+            raise ValueError(f"{kind}.{p} must be an integer{' or a name' if (kind, p) in _NAMED else ''}, got {raw!r}")
+        v = int(raw) - _OFFSETS.get((kind, p), 0)
         if not 0 <= v < size:
             lo = _OFFSETS.get((kind, p), 0)
             raise ValueError(f"{kind}.{p} must be in {lo}..{lo + size - 1}, got {params[p]}")
@@ -110,7 +191,7 @@ def describe(action: int, game=None) -> str:
         if game is not None:
             i = game.slot_issue(sl)
             if i is not None:
-                return f"{game.issue_name(i)} ({where})"
+                return f"{game.names.issue_at(i)} ({where})"
         return f"{where} slot {sl}"
 
     if kind == "end_turn":
@@ -140,7 +221,7 @@ def describe(action: int, game=None) -> str:
         return f"demobilize a unit from {src}"
     if kind == "option":
         if game is not None and game.option_issue() is not None:
-            return f"choose option '{game.option_name(game.option_issue(), p['option'])}'"
+            return f"choose option '{game.option_name(game.option_issue() + 1, p['option'])}'"
         return f"choose option {p['option'] + 1}"
     if kind == "naval_flag":
         return f"place the naval counter with the {('UK', 'USA')[p['flag']]} flag"
@@ -153,7 +234,7 @@ def describe(action: int, game=None) -> str:
         if game is not None:
             e = game.waiting_event(p["slot"])
             if e is not None:
-                name = game.event_name(e)
+                name = game.names.event_at(e)
         return f"move {name} to the table"
     if kind == "add_issue":
         if p["source"] == 3:
@@ -171,14 +252,14 @@ def describe(action: int, game=None) -> str:
     if kind == "choose_region":
         return f"choose {_region(p['region'])}"
     if kind == "choose_issue":
-        return f"choose {game.issue_name(p['issue'] - 1) if game is not None else 'issue #%d' % p['issue']}"
+        return f"choose {game.issue_name(p['issue']) if game is not None else 'issue #%d' % p['issue']}"
     if kind == "bid_pass":
         return "pass (out of the bidding)"
     if kind == "bid":
         return (f"bid {p['in_region']} in-region unit(s), {p['available']} available unit(s) and "
                 f"{p['influence']} influence")
     if kind == "draft":
-        name = game.strategy_name(p["strategy"] - 1) if game is not None else f"#{p['strategy']}"
+        name = game.strategy_name(p["strategy"]) if game is not None else f"#{p['strategy']}"
         return f"take strategy card {name}"
     if kind == "branch":
         return f"choose alternative {p['branch'] + 1}"

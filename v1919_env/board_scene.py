@@ -115,7 +115,7 @@ class _Board:
     def header(self):
         d, g = self.d, self.g
         self.add(Rect(0, 0, WIDTH, 36, "#263238"))
-        self.add(Text(12, 24, f"Versailles 1919  |  turn {d['turn']}  |  {d['num_players']} players  |  "
+        self.add(Text(12, 24, f"Versailles 1919  |  turn {d['turn'] + 1}  |  {d['num_players']} players  |  "
                               f"{d['variant']}{'  |  negotiation' if d['negotiation'] else ''}  |  {d['card_set']}",
                       15, "#ffffff", bold=True))
         if g.is_over:
@@ -137,7 +137,7 @@ class _Board:
         text = g.decision.replace("_", " ")
         i = g.option_issue()
         if i is not None:
-            text += f" for {g.issue_name(i)}"
+            text += f" for {g.names.issue_at(i)}"
         r = g.uprising_region()
         if r is not None:
             text += f" (uprising in {self.region_names[r]})"

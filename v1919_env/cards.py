@@ -11,16 +11,18 @@ name) and the field path. See data/SCHEMA.md.
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 import numpy as np
 
 from .core import layout as L
 from .core.actions import SEGMENTS
-from .vocab import CATEGORIES, COUNTER_BASE, COUNTERS, FLAGGED_COUNTERS, NATIONS, REGIONS, VARIANTS, counter_slot
+from .vocab import (CATEGORIES, COUNTER_BASE, COUNTERS, FLAGGED_COUNTERS, NATIONS, REGIONS, VARIANT_ALIASES, VARIANTS,
+                    counter_slot)
 
 DATA_DIR = Path(__file__).parent / "data"
 STANDARD_DIR = DATA_DIR / "standard"
@@ -527,9 +529,9 @@ def _check_board(b) -> None:
                     ("id", "below_game_end", "shuffle_game_end_with", "player_happiness"), "variants")
     for k, v in enumerate(variants):
         vw = f"board.deck_variants.value[{k}]"
-        if v["id"] != names[k]:
-            _fail(f"{vw}.id", f"must be {names[k]!r} (the game's variants are {', '.join(names)}, in this order), "
-                              f"got {_show(v['id'])}")
+        if VARIANT_ALIASES.get(v["id"], v["id"]) != names[k]:
+            _fail(f"{vw}.id", f"must be {names[k]!r} (the game's variants are {', '.join(names)}, in this order; "
+                              f"earlier ids {VARIANT_ALIASES} still read), got {_show(v['id'])}")
         _int(f"{vw}.below_game_end", v["below_game_end"], 0, pool - disc, "issues left for the deck")
         _int(f"{vw}.shuffle_game_end_with", v["shuffle_game_end_with"], 0, pool - disc, "issues left for the deck")
         ph = _int(f"{vw}.player_happiness", v["player_happiness"], 0, hmax)
@@ -607,12 +609,24 @@ class CardSet:
         """'name@version', recorded with every result this card set produces."""
         return f"{self.name}@{self.version}"
 
+    @cached_property
+    def digest(self) -> str:
+        """The content's identity: recorded beside the label, it changes with any edit of the cards
+        (an edited export that keeps its label is still another card set)."""
+        return content_digest(self.raw)
+
     def issue(self, number: int) -> dict:
         return self.raw["issues_by_number"][number]
 
     def export(self) -> dict:
         """The card set as one JSON-able object (DESIGN.md's export shape)."""
         return {s: copy.deepcopy(self.raw[s]) for s in SECTIONS}
+
+
+def content_digest(raw: dict) -> str:
+    """16 hex digits of SHA-256 over the card set's sections as canonical JSON."""
+    body = json.dumps({s: raw[s] for s in SECTIONS}, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(body.encode()).hexdigest()[:16]
 
 
 def _board_value(b, k):
@@ -687,18 +701,36 @@ _cache: dict[str, CardSet] = {}
 
 
 def load_card_set(path: str | Path | None = None) -> CardSet:
-    """Load and validate a card set (None: the shipped one). Results are cached per path."""
+    """Load and validate a card set (None: the shipped one). Results are cached per path and file
+    state, so a file edited in place is read again."""
     key = str(Path(path).resolve()) if path is not None else "<standard>"
-    if key in _cache:
-        return _cache[key]
+    ckey = key + file_state(path)
+    if ckey in _cache:
+        return _cache[ckey]
     raw = read_card_set(path)
     validate_card_set(raw)
     tables = build_tables(raw)
     raw = dict(raw)
     raw["issues_by_number"] = {r["number"]: r for r in raw["issues"]}
     cs = CardSet(raw["card_set"]["name"], raw["card_set"]["version"], key, raw, tables)
-    _cache[key] = cs
+    _cache[ckey] = cs
     return cs
+
+
+def file_state(path) -> str:
+    """Modification times and sizes of a card-set file or folder ('' for the shipped set)."""
+    if path is None:
+        return ""
+    p = Path(path)
+    files = [p / f"{s}.json" for s in SECTIONS] if p.is_dir() else [p]
+    out = []
+    for f in files:
+        try:
+            st = f.stat()
+            out.append(f"{st.st_mtime_ns}:{st.st_size}")
+        except OSError:
+            out.append("-")
+    return "|" + ",".join(out)
 
 
 # --------------------------------------------------------------------------- provenance report

@@ -23,13 +23,19 @@ def seed_arg(text: str) -> int:
     return v
 
 
+VARIANT_HELP = ("deck variant: standard (default: GAME END under 20 issues, the shortest), longer (15), even_longer "
+                "(10) or longest; the earlier ids short15 and long10 still work")
+
+
 def check_variant(variant: str, card_set: str | None = None) -> None:
     """Raise UsageError unless the card set's board has this deck variant."""
-    from .game import card_tables, variant_names
+    from .game import card_tables
+    from .variants import variant_index
 
-    names = variant_names(card_tables(card_set)[0])
-    if variant not in names:
-        raise UsageError(f"unknown variant {variant!r}; choose one of {', '.join(names)}")
+    try:
+        variant_index(card_tables(card_set)[0], variant)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
 
 
 def _user_errors() -> tuple[type[Exception], ...]:
@@ -128,7 +134,7 @@ def _add_agent_commands(sub) -> None:
     pl.add_argument("--agents", required=True, help="comma-separated agents, one per seat (UK, France, USA, Italy)")
     pl.add_argument("--seed", type=seed_arg, default=0, help="game seed, 0..2**63-1 (the agents' seeds derive from it)")
     pl.add_argument("--variant", default="standard",
-                    help="deck variant: standard (default), short15, long10 or longest")
+                    help=VARIANT_HELP)
     pl.add_argument("--log", action=argparse.BooleanOptionalAction, default=True,
                     help="print every decision (default) or only the boards and scores")
     pl.add_argument("--record", metavar="FILE", default=None, help="append the game's record (JSON line) to FILE")
@@ -187,8 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--agents", default=None, help="agents per seat, as for `v1919 play` (default: the strongest "
                                                      "registered bots, agents.play.DEMO_LINEUP)")
     demo.add_argument("--seed", type=seed_arg, default=0, help="game seed, 0..2**63-1")
-    demo.add_argument("--variant", default="standard", help="deck variant: standard (default), short15, long10 "
-                                                           "or longest")
+    demo.add_argument("--variant", default="standard", help=VARIANT_HELP)
     demo.add_argument("--log", action=argparse.BooleanOptionalAction, default=True,
                       help="print every decision (default) or only the boards and scores")
     demo.set_defaults(func=_cmd_demo)

@@ -80,7 +80,7 @@ def check_invariants(g: Game, prev: Game | None = None) -> None:
         where[int(s[L.DRAWN + 1])] += 1
     bad = [int(i) for i in np.nonzero(where != 1)[0]]
     if bad:
-        fail(f"issues not in exactly one place: {[(g.issue_name(i), int(where[i])) for i in bad]}")
+        fail(f"issues not in exactly one place: {[(g.names.issue_at(i), int(where[i])) for i in bad]}")
     ewhere = np.zeros(L.N_EVENTS, np.int64)
     for e in [int(s[L.EV_TABLE]), int(s[L.EV_WAIT]), int(s[L.EV_WAIT + 1])]:
         if e >= 0:
@@ -90,7 +90,7 @@ def check_invariants(g: Game, prev: Game | None = None) -> None:
             ewhere[int(x)] += 1
     bad = [int(e) for e in np.nonzero(ewhere != 1)[0]]
     if bad:
-        fail(f"events not in exactly one place: {[(g.event_name(e), int(ewhere[e])) for e in bad]}")
+        fail(f"events not in exactly one place: {[(g.names.event_at(e), int(ewhere[e])) for e in bad]}")
     mutiny = s[L.PENDING] == L.D_MUTINY or any(
         s[L.STACK + k * L.FRAME_W + L.F_PROC] in (L.P_MUTINY, L.P_EVENT) for k in range(int(s[L.SP])))
     if not mutiny and not g.is_over:

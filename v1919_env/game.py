@@ -13,17 +13,21 @@ import numpy as np
 
 from . import actions as codec
 from .actions import IllegalActionError, action_id
-from .cards import CardSet, load_card_set
+from .cards import CardSet, file_state, load_card_set
 from .core import layout as L
 from .core import tables as TB
 from .core.scoring import N_SCORE_COLS, SC_FLAGS, SC_HAPPINESS, SC_ISSUES, SC_STRATEGY, SC_TOTAL, final_scores, winners
 from .core.step import MAX_LEGAL, init_game, legal, try_step
+from .card_names import CardNames, is_int, names_of
+from .position import FORMAT as POSITION_FORMAT  # noqa: F401  (re-exported)
+from .position import VERSION as POSITION_VERSION  # noqa: F401  (re-exported)
 from .position import PositionError  # noqa: F401  (re-exported)
+from .position import from_dict as _from_dict
+from .position import to_dict as _to_dict
+from .rewards import ranks, tie_breaks
 from .seating import parse_seating, seating_names
+from .variants import variant_index, variant_names  # noqa: F401  (re-exported)
 from .vocab import NATIONS
-
-POSITION_FORMAT = "v1919-position"
-POSITION_VERSION = 1
 
 
 GAME_INFO = {
@@ -39,22 +43,15 @@ GAME_INFO = {
 
 
 @lru_cache(maxsize=8)
-def _tables(card_set_key):
+def _tables(card_set_key, state):
     cs = load_card_set(None if card_set_key == "<standard>" else card_set_key)
     return cs, TB.build(cs)
 
 
 def card_tables(card_set: str | None = None) -> tuple[CardSet, np.ndarray]:
-    """(CardSet, table vector) for a card-set path (None: the shipped set); cached."""
-    return _tables("<standard>" if card_set is None else str(card_set))
-
-
-def variant_names(cs: CardSet) -> list[str]:
-    return [v["id"] for v in cs.raw["board"]["deck_variants"]["value"]]
-
-
-def _is_int(v) -> bool:
-    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+    """(CardSet, table vector) for a card-set path (None: the shipped set); cached per path and
+    file state (a file edited in place is read again)."""
+    return _tables("<standard>" if card_set is None else str(card_set), file_state(card_set))
 
 
 class Game:
@@ -74,23 +71,22 @@ class Game:
     def new(cls, num_players: int = 4, seed: int = 0, variant: str = "standard", negotiation: bool = False,
             card_set: str | None = None, seating=None) -> "Game":
         """A new game after setup, at the first decision. variant: the board's deck variants
-        (standard, short15, long10, longest); negotiation: the Negotiations-5 transfer action;
+        (standard, longer, even_longer, longest; the earlier ids short15 and long10 still work);
+        negotiation: the Negotiations-5 transfer action;
         seating: the players' nations clockwise around the table (default UK, France, USA, Italy;
         the Player's Manual sits ["uk", "usa", "italy", "france"]), see v1919_env.seating."""
-        if not _is_int(num_players) or num_players not in GAME_INFO["num_players"]:
+        if not is_int(num_players) or num_players not in GAME_INFO["num_players"]:
             raise ValueError(f"num_players must be the integer 2, 3 or 4 (the solitaire rules are not "
                              f"implemented yet), got {num_players!r}")
-        if not _is_int(seed) or not 0 <= seed < 2 ** 63:
+        if not is_int(seed) or not 0 <= seed < 2 ** 63:
             raise ValueError(f"seed must be an integer in 0..2**63-1, got {seed!r}")
         if not isinstance(negotiation, (bool, np.bool_)):
             raise ValueError(f"negotiation must be True or False, got {negotiation!r}")
         order = parse_seating(seating, int(num_players))
         cs, T = card_tables(card_set)
-        names = variant_names(cs)
-        if not isinstance(variant, str) or variant not in names:
-            raise ValueError(f"unknown variant {variant!r}; choose one of {names}")
+        vi = variant_index(cs, variant)
         s = np.zeros(L.STATE_SIZE, L.STATE_DTYPE)
-        init_game(s, T, int(num_players), int(seed), names.index(variant), int(negotiation))
+        init_game(s, T, int(num_players), int(seed), vi, int(negotiation))
         s[L.SEATING:L.SEATING + len(order)] = order       # nothing before the first decision uses it
         return cls(s, cs, T)
 
@@ -123,6 +119,12 @@ class Game:
         """Faction the pending decision is taken for: the USA faction (2) when the 2-player game's
         current player acts for it, else the current player; -1 when the game is over."""
         return -1 if self.is_over else int(self.state[L.PENDING_FACTION])
+
+    @property
+    def turn(self) -> int:
+        """The turn being played, counting from 1 (the board, the demo log and repr show it; a
+        position's `turn` field counts the turns completed, 0 at the start)."""
+        return int(self.state[L.TURN_NO]) + 1
 
     @property
     def current_player(self) -> int:
@@ -194,7 +196,11 @@ class Game:
 
     # ------------------------------------------------------------------ scoring
     def scores(self) -> list[dict]:
-        """Final-scoring breakdown per seat (valid at any time; final when the game is over)."""
+        """Final-scoring breakdown per seat (valid at any time; final when the game is over), with
+        the seat's place in the rules' ranking: `rank` (1 = first; seats equal on total, happiness
+        and issues controlled share it, EN:765-769) and `tie_break`, the criterion that puts the seat
+        ahead of the one ranked next ('total', 'happiness_level', 'issues_controlled'; 'shared' when
+        tied on all three, None for the last). v1919_env.rewards.ranking_key is the one ordering."""
         out = np.zeros((L.MAX_PLAYERS, N_SCORE_COLS), np.int64)
         final_scores(self.state, self.T, out)
         win = winners(self.state, self.T, out)
@@ -206,6 +212,8 @@ class Game:
                         "happiness_level": int(self.state[L.HAPPY + p]),
                         "issues_controlled": int(np.sum(self.state[L.ISSUE_CTRL:L.ISSUE_CTRL + L.N_ISSUES] == p)),
                         "winner": bool((win >> p) & 1)})
+        for r, rank, tb in zip(res, ranks(res), tie_breaks(res)):
+            r["rank"], r["tie_break"] = rank, tb
         return res
 
     # ------------------------------------------------------------------ names (for describe / render)
@@ -213,17 +221,29 @@ class Game:
         """Name of a seat or faction (the 2-player game's USA faction is 2)."""
         return NATIONS[p].upper() if 0 <= p < self.num_factions else "nobody"
 
-    def issue_name(self, i: int) -> str:
-        return self.cards.issue(i + 1)["name"]
+    # Names follow the index convention of v1919_env.card_names: a card by its printed number
+    # (1-based, as in the actions and positions) or by name; an option by index (0-based) or name.
+    @property
+    def names(self) -> CardNames:
+        """Name lookups of this game's card set (and names of the state's 0-based indices)."""
+        return names_of(self.cards)
 
-    def event_name(self, e: int) -> str:
-        return self.cards.raw["events"][[r["number"] for r in self.cards.raw["events"]].index(e + 1)]["name"]
+    def issue_name(self, card) -> str:
+        """Name of an issue given by card number (1..53) or name."""
+        return self.names.issue_at(self.names.issue(card))
 
-    def strategy_name(self, k: int) -> str:
-        return [r["name"] for r in self.cards.raw["strategies"] if r["number"] == k + 1][0]
+    def event_name(self, card) -> str:
+        """Name of an event given by card number (1..46) or name."""
+        return self.names.event_at(self.names.event(card))
 
-    def option_name(self, i: int, o: int) -> str:
-        return self.cards.issue(i + 1)["options"][o]["name"]
+    def strategy_name(self, card) -> str:
+        """Name of a strategy card given by card number (1..10) or name."""
+        return self.names.strategy_at(self.names.strategy(card))
+
+    def option_name(self, issue, option) -> str:
+        """Name of an option (index 0.. or name) of an issue (card number or name)."""
+        i = self.names.issue(issue)
+        return self.cards.issue(i + 1)["options"][self.names.option(i, option)]["name"]
 
     def slot_issue(self, sl: int):
         i = int(self.state[L.SLOT_ISSUE + sl])
@@ -271,13 +291,15 @@ class Game:
 
     # ------------------------------------------------------------------ positions
     def to_dict(self) -> dict:
-        from .position import to_dict
-        return to_dict(self)
+        """The readable, versioned JSON position (v1919_env.position)."""
+        return _to_dict(self)
 
     @classmethod
-    def from_dict(cls, d: dict) -> "Game":
-        from .position import from_dict
-        return from_dict(cls, d)
+    def from_dict(cls, d: dict, card_set=None) -> "Game":
+        """A game from a position (fields left out take their setup defaults); card_set: the path
+        of the cards it was made with, as for Game.new (checked against the position's label and
+        content digest)."""
+        return _from_dict(cls, d, card_set)
 
     def render(self) -> str:
         from .render import render_text
@@ -289,7 +311,7 @@ class Game:
         return board_svg(self)
 
     def __repr__(self) -> str:
-        return (f"Game({self.num_players}p, turn {int(self.state[L.TURN_NO])}, {self.decision} by "
+        return (f"Game({self.num_players}p, turn {self.turn}, {self.decision} by "
                 f"{self.seat_name(self.current_player)}, cards {self.cards.label})")
 
     def __eq__(self, other) -> bool:

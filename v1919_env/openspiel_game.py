@@ -1,7 +1,7 @@
 """Versailles 1919 as an OpenSpiel game (needs the `openspiel` extra).
 
     import pyspiel, v1919_env.openspiel_game            # importing registers the game
-    game = pyspiel.load_game("versailles1919", {"players": 3, "variant": "short15"})
+    game = pyspiel.load_game("versailles1919", {"players": 3, "variant": "longer"})
     state = game.new_initial_state()                    # the deal: a chance node
     state.apply_action(7)                               # deal 7 = Game.new(seed=7)
 
@@ -29,7 +29,8 @@ from numba import njit
 from .core import layout as L
 from .core.actions import NUM_ACTIONS
 from .core.observe import OBS_SIZE, OBS_SLICES, observe
-from .game import GAME_INFO, Game, card_tables, variant_names
+from .game import GAME_INFO, Game, card_tables
+from .variants import variant_index
 from .render import render_text
 from .rewards import REWARD_KINDS, terminal_rewards
 from .vocab import NATIONS
@@ -100,8 +101,7 @@ def _checked_params(params) -> dict:
     if not isinstance(p["card_set"], str):
         raise ValueError(f"card_set must be a path string ('' for the shipped set), got {p['card_set']!r}")
     cs, _ = card_tables(p["card_set"] or None)
-    if p["variant"] not in variant_names(cs):
-        raise ValueError(f"unknown variant {p['variant']!r}; choose one of {variant_names(cs)}")
+    variant_index(cs, p["variant"])
     return p
 
 
@@ -276,7 +276,7 @@ def _full_text(g: Game) -> str:
     """The board and the hidden part (deck orders, generator): OpenSpiel's ToString is the whole state."""
     s = g.state
     ev_names = {r["number"] - 1: r["name"] for r in g.cards.raw["events"]}
-    issues = [g.issue_name(int(x)) for x in s[L.ISSUE_DECK:L.ISSUE_DECK + int(s[L.ISSUE_DECK_N])]]
+    issues = [g.names.issue_at(x) for x in s[L.ISSUE_DECK:L.ISSUE_DECK + int(s[L.ISSUE_DECK_N])]]
     events = [ev_names[int(x)] for x in s[L.EV_DECK:L.EV_DECK + int(s[L.EV_DECK_N])]]
     return (_board_text(g) + f"\nHidden: issue deck (bottom first) {issues}; event deck {events}; "
             f"generator {[int(x) for x in s[L.RNG:L.RNG + 2]]}")

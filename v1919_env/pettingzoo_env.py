@@ -52,8 +52,9 @@ class raw_env(AECEnv):
     the agents are the UK and France; the player whose turn it is also decides for the USA faction
     (the observation's `decider` slice and the info's `acting_for` say so).
 
-    config: variant ('standard', 'short15', 'long10', 'longest'), negotiation (bool), card_set
-    (path), seating (the nations clockwise, e.g. ["uk", "usa", "italy", "france"]), reward ('win_loss' | 'rank' | 'score_margin'), illegal_action ('raise' | 'penalize'),
+    config: variant ('standard', 'longer', 'even_longer', 'longest'; aliases 'short15', 'long10'), negotiation
+    (bool), card_set (path), seating (the nations clockwise, e.g. ["uk", "usa", "italy", "france"]), reward
+    ('win_loss' | 'rank' | 'score_margin'), illegal_action ('raise' | 'penalize'),
     illegal_penalty (float, default -1), auto_forced (apply decisions with one legal action),
     shaping (bool: per-step change of the provisional score margin / 50; off by default),
     obs_mode ('dict': {"observation", "action_mask"}; 'vector': the Box observation alone, the mask in

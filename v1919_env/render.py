@@ -22,7 +22,7 @@ def render_text(g) -> str:
     over = " - GAME OVER" + (" (truncated)" if g.truncated else "") if g.is_over else ""
     acting = (f" for {g.seat_name(g.acting_for)}" if g.two_player and g.acting_for != g.current_player
               and not g.is_over else "")
-    out.append(f"Versailles 1919 | {g.num_players} players | turn {int(s[L.TURN_NO])} | active "
+    out.append(f"Versailles 1919 | {g.num_players} players | turn {g.turn} | active "
                f"{g.seat_name(g.active_player)} | decision: {g.decision} by {g.seat_name(g.current_player)}{acting}{over}")
     untracked = {L.USA_FACTION} if g.two_player else set()       # the 2-player USA has no happiness (EN:779)
     out.append("Happiness: " + "  ".join(f"{_SHORT[n]} {'-' if k in untracked else int(s[L.HAPPY + k])}"
@@ -35,7 +35,7 @@ def render_text(g) -> str:
         st = int(s[L.PLAYER_STRAT + p])
         out.append(f"  {NATIONS[p]:<10} {int(s[L.INF_AVAIL + p]):>6}/{int(s[L.INF_EXH + p]):<10}"
                    f"{int(s[L.MIL_AVAIL + p]):>6}/{int(s[L.MIL_EXH + p])}/{int(s[L.MIL_DEMOB + p]):<11}"
-                   f" {dep:<24} {g.strategy_name(st) if st >= 0 else '-'}")
+                   f" {dep:<24} {g.names.strategy_at(st) if st >= 0 else '-'}")
     out.append("")
     out.append("Region tracks (columns 1-8; K powder keg, * unrest, letters = units, threshold below)")
     for r in range(L.N_REGIONS):
@@ -61,18 +61,18 @@ def render_text(g) -> str:
             if i is None:
                 out.append(f"  [{sl}] (empty)")
             else:
-                out.append(f"  [{sl}] {g.issue_name(i)} ({int(T[T_ISSUE_STARS + i])}*)  cubes: {_cubes(g, sl)}")
+                out.append(f"  [{sl}] {g.names.issue_at(i)} ({int(T[T_ISSUE_STARS + i])}*)  cubes: {_cubes(g, sl)}")
     ev = int(s[L.EV_TABLE])
     cube = int(s[L.EV_CUBE])
-    out.append("Event on the table: " + (g.event_name(ev) + (f" (cube: {g.seat_name(cube)})" if cube >= 0 else "")
+    out.append("Event on the table: " + (g.names.event_at(ev) + (f" (cube: {g.seat_name(cube)})" if cube >= 0 else "")
                                          if ev >= 0 else "-"))
-    out.append("Events waiting: " + ", ".join(g.event_name(int(e)) for e in s[L.EV_WAIT:L.EV_WAIT + 2] if e >= 0))
-    disc = [g.issue_name(int(x)) for x in s[L.ISSUE_DISC:L.ISSUE_DISC + int(s[L.ISSUE_DISC_N])]][::-1][:3]
+    out.append("Events waiting: " + ", ".join(g.names.event_at(int(e)) for e in s[L.EV_WAIT:L.EV_WAIT + 2] if e >= 0))
+    disc = [g.names.issue_at(int(x)) for x in s[L.ISSUE_DISC:L.ISSUE_DISC + int(s[L.ISSUE_DISC_N])]][::-1][:3]
     out.append(f"Issue deck: {int(s[L.ISSUE_DECK_N])} cards | discards (top first): {', '.join(disc) or '-'}")
     out.append("")
     out.append("Settled issues:")
     for p in range(np_):
-        held = [f"{g.issue_name(i)} ({int(T[T_ISSUE_STARS + i])}*)" for i in range(L.N_ISSUES)
+        held = [f"{g.names.issue_at(i)} ({int(T[T_ISSUE_STARS + i])}*)" for i in range(L.N_ISSUES)
                 if s[L.ISSUE_CTRL + i] == p]
         out.append(f"  {NATIONS[p]:<10} {', '.join(held) or '-'}")
     if g.is_over:

@@ -11,10 +11,38 @@ from __future__ import annotations
 REWARD_KINDS = ("win_loss", "rank", "score_margin")
 
 
+RANKING_CRITERIA = ("total", "happiness_level", "issues_controlled")
+"""The rules' ranking: most points, then the higher happiness, then more issues controlled; a tie
+on all three is shared (EN:765-769)."""
+
+
 def ranking_key(score: dict) -> tuple[int, int, int]:
-    """A seat's place in the rules' ranking: total, then happiness, then issues controlled (EN:765-769);
-    higher is better, equal keys share the place."""
+    """A seat's place in the rules' ranking (RANKING_CRITERIA); higher is better, equal keys share the place."""
     return score["total"], score.get("happiness_level", 0), score.get("issues_controlled", 0)
+
+
+def ranks(scores: list[dict]) -> list[int]:
+    """Rank per seat: 1 + the number of seats strictly ahead (tied seats share a rank)."""
+    keys = [ranking_key(s) for s in scores]
+    return [1 + sum(1 for u in keys if u > k) for k in keys]
+
+
+def tie_breaks(scores: list[dict]) -> list[str | None]:
+    """Per seat: the criterion of RANKING_CRITERIA that puts it ahead of the seat ranked next below
+    it ('shared' if it is tied with a seat on all three, None for the last place)."""
+    keys = [ranking_key(s) for s in scores]
+    out = []
+    for k in keys:
+        if sum(1 for u in keys if u == k) > 1:
+            out.append("shared")
+            continue
+        below = [u for u in keys if u < k]
+        if not below:
+            out.append(None)
+            continue
+        nxt = max(below)
+        out.append(next(c for c, a, b in zip(RANKING_CRITERIA, k, nxt) if a != b))
+    return out
 
 
 def terminal_rewards(scores: list[dict], kind: str = "win_loss") -> list[float]:
@@ -31,8 +59,8 @@ def terminal_rewards(scores: list[dict], kind: str = "win_loss") -> list[float]:
     if kind == "rank":
         totals = [ranking_key(s) for s in scores]
         out = []
-        for t in totals:
-            better = sum(1 for u in totals if u > t)
+        for t, rank in zip(totals, ranks(scores)):
+            better = rank - 1
             same = sum(1 for u in totals if u == t)
             # average of the linear values of the places [better, better + same)
             vals = [1.0 - 2.0 * r / (n - 1) for r in range(better, better + same)]

@@ -44,7 +44,8 @@ from gymnasium.vector import AutoresetMode
 from .actions import NUM_ACTIONS
 from .core import layout as L
 from .core.observe import OBS_SIZE
-from .game import Game, card_tables, variant_names
+from .game import Game, card_tables
+from .variants import variant_index
 from .gymnasium_env import OpponentError
 from .pettingzoo_env import OBS_HIGH, observation_space
 from .rewards import REWARD_KINDS, terminal_rewards
@@ -87,14 +88,12 @@ class VectorEnv:
             raise ValueError(f"seat must be None (drawn per episode) or in 0..{num_players - 1}, got {seat!r}")
         self.reward_weights = reward_weights(reward)
         self.cards, self.T = card_tables(card_set)
-        names = variant_names(self.cards)
-        if variant not in names:
-            raise ValueError(f"unknown variant {variant!r}; choose one of {names}")
+        variant_idx = variant_index(self.cards, variant)
         self.num_envs = int(num_envs)
         self.num_players = int(num_players)
         self.seat = seat
         self.variant, self.negotiation, self.card_set = variant, bool(negotiation), card_set
-        self._variant_index = names.index(variant)
+        self._variant_index = variant_idx
         self.illegal_penalty = float(illegal_penalty)
         self.observation_space = spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)

@@ -17,8 +17,12 @@ NATIONS = ("uk", "france", "usa", "italy", "japan")
 PLAYER_NATIONS = {1: ("uk", "france", "usa"), 2: ("uk", "france"), 3: ("uk", "france", "usa"),
                   4: ("uk", "france", "usa", "italy")}
 
-VARIANTS = ("standard", "short15", "long10", "longest")
-"""Deck variants (EN:180-200) in the order of the board data's deck_variants."""
+VARIANTS = ("standard", "longer", "even_longer", "longest")
+"""Deck variants (EN:180-200) in the order of the board data's deck_variants: GAME END under 20
+issues (the shortest game, IT:1255), under 15 ("a more intense experience"), under 10 ("an even
+longer game"), shuffled with the bottom five ("the longest game")."""
+VARIANT_ALIASES = {"short15": "longer", "long10": "even_longer"}
+"""Earlier ids, still accepted everywhere a variant is named (Game.new, positions, CLI, configs)."""
 
 COUNTER_BASE = ("self_determination", "german_containment", "german_reparations",
                 "industrial_growth", "bolshevik_containment", "naval", "empire")

@@ -149,13 +149,16 @@ def config_from_dict(raw, name: str = "tournament") -> TournamentConfig:
         variant=_expect(raw.get("variant", "standard"), (str,), "variant", "a variant name"),
         negotiation=_expect(raw.get("negotiation", False), (bool,), "negotiation", "true or false"),
         card_set=card_set, workers=workers, modules=list(modules))
-    from v1919_env.game import card_tables, variant_names
+    from v1919_env.game import card_tables
+    from v1919_env.variants import variant_index
     try:
         cs, _ = card_tables(card_set)
     except Exception as e:          # CardDataError, a missing file
         raise ConfigError(f"card_set: {e}") from e
-    if cfg.variant not in variant_names(cs):
-        raise ConfigError(f"variant: unknown variant {cfg.variant!r}; choose one of {variant_names(cs)}")
+    try:
+        variant_index(cs, cfg.variant)
+    except ValueError as e:
+        raise ConfigError(f"variant: {e}") from None
     entries = _expect(raw["agents"], (list,), "agents", "a list of agents")
     cfg.agents = [_agent_entry(e, k) for k, e in enumerate(entries)]
     if len(cfg.agents) < n:
