@@ -169,17 +169,9 @@ def config_from_dict(raw: dict, name: str = "train") -> dict:
 
 def load_config(path) -> dict:
     """Read, merge and validate a YAML training config."""
-    p = Path(path)
-    try:
-        raw = yaml.safe_load(p.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise ConfigError(f"cannot read {p}: {e.strerror}") from e
-    except yaml.YAMLError as e:
-        raise ConfigError(f"{p}: not valid YAML: {e}") from e
-    try:
-        return config_from_dict(raw or {}, name=p.stem)
-    except ConfigError as e:
-        raise ConfigError(f"{p}: {e}") from e
+    from agents.tournament.config import read_yaml_config
+
+    return read_yaml_config(path, lambda raw, name: config_from_dict(raw or {}, name=name), ConfigError)
 
 
 def dump_config(cfg: dict) -> str:

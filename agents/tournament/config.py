@@ -177,16 +177,23 @@ def config_from_dict(raw, name: str = "tournament") -> TournamentConfig:
     return cfg
 
 
-def load_config(path) -> TournamentConfig:
-    """Read and validate a YAML tournament config (ConfigError names the field at fault)."""
+def read_yaml_config(path, build, error=None):
+    """Read a YAML config file and build it with `build(raw, name=stem)`; a file that cannot be read,
+    is not YAML or is refused by `build` raises `error` (default ConfigError) prefixed by its path."""
+    error = error or ConfigError
     p = Path(path)
     try:
         raw = yaml.safe_load(p.read_text(encoding="utf-8"))
     except OSError as e:
-        raise ConfigError(f"cannot read {p}: {e.strerror}") from e
+        raise error(f"cannot read {p}: {e.strerror}") from e
     except yaml.YAMLError as e:
-        raise ConfigError(f"{p}: not valid YAML: {e}") from e
+        raise error(f"{p}: not valid YAML: {e}") from e
     try:
-        return config_from_dict(raw, name=p.stem)
-    except ConfigError as e:
-        raise ConfigError(f"{p}: {e}") from e
+        return build(raw, name=p.stem)
+    except error as e:
+        raise error(f"{p}: {e}") from e
+
+
+def load_config(path) -> TournamentConfig:
+    """Read and validate a YAML tournament config (ConfigError names the field at fault)."""
+    return read_yaml_config(path, config_from_dict)
