@@ -22,7 +22,6 @@ run directory, so a run is reproduced from that file alone.
 from __future__ import annotations
 
 import copy
-from pathlib import Path
 
 import yaml
 
