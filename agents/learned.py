@@ -7,6 +7,7 @@ from the saved observation space. Illegal actions get zero probability (the mask
 logits). `deterministic=True` plays the most probable action; `False` samples from the masked
 distribution with the agent's own seeded generator, so a seeded game replays exactly.
 
+`path` may also be an RLlib checkpoint directory (`v1919 train-rllib`; agents/learned_rllib.py).
 Without `path` the agent plays the shipped weights (`DEFAULT_WEIGHTS`, trained by
 `v1919 train configs/train/ppo_4p.yaml`; see docs/training.md).
 
@@ -34,8 +35,19 @@ class LearnedAgent(Agent):
     def __init__(self, path: str | None = None, deterministic: bool = True, seed: int | None = None,
                  device: str = "cpu"):
         p = Path(path) if path is not None else DEFAULT_WEIGHTS
-        if not p.is_file():
-            raise ValueError(f"no checkpoint file at {str(p)!r}")
+        self.rllib = None
+        if p.is_dir():              # an RLlib checkpoint (`v1919 train-rllib`): agents/learned_rllib.py
+            from .learned_rllib import RLlibPolicy
+
+            self.rllib = RLlibPolicy(p)
+        elif not p.is_file():
+            raise ValueError(f"no checkpoint file (or RLlib checkpoint directory) at {str(p)!r}")
+        self.path = str(p)
+        self.deterministic = bool(deterministic)
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+        if self.rllib is not None:
+            return
         import torch
         from sb3_contrib import MaskablePPO
 
@@ -56,10 +68,6 @@ class LearnedAgent(Agent):
         n = getattr(self.model.action_space, "n", None)
         if n != NUM_ACTIONS:
             raise ValueError(f"{p.name}: the policy has {n} actions, this environment {NUM_ACTIONS}")
-        self.path = str(p)
-        self.deterministic = bool(deterministic)
-        self.seed = seed
-        self.rng = np.random.default_rng(seed)
         self._torch = torch
 
     def reset(self, seed: int | None = None) -> None:
@@ -67,6 +75,8 @@ class LearnedAgent(Agent):
 
     def action_probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """The policy's masked action distribution (zero on every illegal id)."""
+        if self.rllib is not None:
+            return self.rllib.probabilities(observation, action_mask)
         obs = {"observation": observation, "action_mask": action_mask} if self.dict_obs else observation
         policy = self.model.policy
         with self._torch.no_grad():
