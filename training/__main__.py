@@ -1,6 +1,11 @@
-"""`python -m training CONFIG.yaml [--out DIR] [--resume]` (the same as `v1919 train`)."""
+"""`python -m training CONFIG.yaml [--out DIR] [--resume]` (the same as `v1919 train`);
+`python -m training rllib CONFIG.yaml [--address A | --num-cpus N]` (the same as `v1919 train-rllib`)."""
 import sys
 
+if sys.argv[1:2] == ["rllib"]:
+    from .rllib_cli import main
+
+    sys.exit(main(sys.argv[2:]))
 from .cli import main
 
 sys.exit(main())

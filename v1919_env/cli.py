@@ -210,6 +210,11 @@ def build_parser() -> argparse.ArgumentParser:
                         description=DESCRIPTION, epilog="example:\n  v1919 train configs/train/smoke.yaml",
                         formatter_class=argparse.RawDescriptionHelpFormatter)
     add_arguments(tr).set_defaults(func=_cmd_train)
+    from training import rllib_cli     # imports Ray only when run
+    rl = sub.add_parser("train-rllib", help="multi-agent PPO on Ray RLlib, local or on a cluster (needs the rllib "
+                        "extra)", description=rllib_cli.DESCRIPTION, epilog=rllib_cli.EPILOG,
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
+    rllib_cli.add_arguments(rl).set_defaults(func=rllib_cli.run)
     return p
 
 
