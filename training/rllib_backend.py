@@ -64,6 +64,8 @@ def ppo_config(cfg: dict):
             .env_runners(num_env_runners=r["num_env_runners"], num_envs_per_env_runner=r["num_envs_per_env_runner"],
                          num_cpus_per_env_runner=1)
             .learners(num_learners=r["num_learners"])
+            # a failing env runner stops the run with its error (no silent restarts, no empty iterations)
+            .fault_tolerance(restart_failed_env_runners=False)
             .multi_agent(policies=set(modules), policy_mapping_fn=module_of, policies_to_train=[LEARNER])
             .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=spec))
             .training(lr=p["learning_rate"], train_batch_size_per_learner=p["train_batch_size"],
@@ -176,6 +178,9 @@ class RLlibTrainer:
                 it += 1
                 self.train_seconds += dt
                 row = iteration_row(it, result, dt)
+                if row["env_steps"] == 0:
+                    raise RLlibRunError(f"iteration {it} sampled no env step (env runners lost?); their logs are "
+                                        f"in Ray's session directory (logs/worker-*.err)")
                 self.env_steps += row["env_steps"]
                 log.writerow(row)
                 fh.flush()

@@ -113,8 +113,8 @@ class SelfPlayRLlibEnv(MultiAgentEnv):
             raise ValueError(f"{agent} is to move; got actions for {sorted(action_dict)}")
         g.step(int(action_dict[agent]))          # an illegal id raises IllegalActionError, naming it
         obs = self._advance()
-        if not g.is_over:
-            return obs, {}, {"__all__": False}, {"__all__": False}, {}
+        if not g.is_over:      # RLlib wants a reward with every observation of an agent that acted before
+            return obs, {a: 0.0 for a in obs}, {"__all__": False}, {"__all__": False}, {}
         rew = self.final_rewards()
         rewards = {a: rew[seat] for seat, a in enumerate(self.seat_role) if "/" in a}
         done = {a: True for a in rewards}
