@@ -92,7 +92,7 @@ SETUP_NOTES = {
              "fits",
     "event_waiting": "INFERRED: Henry Cabot Lodge (13) is moved to the table on turn 5 (IT:1909) and Samuel "
                      "Gompers (37) on turn 6 (IT:1925) without being drawn: both start waiting",
-    "discard": "FREE: the 3-player setup deals one issue to the discards (EN:174); the text never names it. "
+    "discard": "FREE: the 3-player setup deals one issue to the discards (EN:170); the text never names it. "
                "With it, 27 issues lie above GAME END and 11 remain after the example's 16 draws, the text's "
                "'circa 11' (IT:2079)",
     "seating": "TEXT: turn order UK, France, USA; the player starts as the last faction, the USA (IT:1860-1862)",
@@ -101,7 +101,7 @@ SETUP_NOTES = {
 
 def issue_deck(all_issues: list[str]) -> list[str]:
     """The full issue deck, bottom first (the from_dict order): 20 issues under GAME END
-    (EN:858), GAME END, the issues the example never draws, then ISSUE_DRAWS (top last)."""
+    (EN:862), GAME END, the issues the example never draws, then ISSUE_DRAWS (top last)."""
     used = set(START_TABLE) | set(START_WAITING) | set(ISSUE_DRAWS) | {SETUP_DISCARD, GE}
     rest = [i for i in all_issues if i not in used]
     below, above = rest[:20], rest[20:]
@@ -117,7 +117,7 @@ def event_deck(all_events: list[str]) -> list[str]:
 def setup_position(all_issues: list[str], all_events: list[str]) -> dict:
     """The starting position in from_dict vocabulary, without the solitaire section (whose field
     names the core defines): three factions UK, France, USA at happiness 20, 15 cubes and 3 units
-    each, unrest in column 1 everywhere (EN:174-205, 860-868)."""
+    each, unrest in column 1 everywhere (EN:168-206, 860-872)."""
     return {
         "seating": ["uk", "france", "usa"], "first_player": "uk", "active": "uk",
         "table": [{"issue": i} for i in START_TABLE],
@@ -137,7 +137,7 @@ class Step:
     (event, choice), advance_issue (issue), advance_event (event), draw (keep, discard; a bot's
     draw: top card to the waiting room, next to the discards), reclaim, end_turn (no military
     action), crisis (event, effect), uprising (region, unsettled or None), switch (faction),
-    unsettle (issue), bid (faction, units, cubes), mutiny (faction), deploy (faction, region,
+    unsettle (issue), bid (faction, units, influence), mutiny (faction), deploy (faction, region,
     column), demobilize (faction, source), military (a bot's military check; see `why`).
     Optional params: text_says (what the text prints where it differs), rule_gives (what the rules
     give at a SLIP), amend (the position edit a replay makes to go on as the text does)."""
@@ -181,7 +181,7 @@ TURNS: list[Turn] = [
           cubes={"Slovenia & Croatia": 2, "Anschluss": 1}),
     ), {"cubes": {"Slovenia & Croatia": {"uk": 1, "france": 2}, "Anschluss": {"france": 1}}}),
     T(3, "usa", "player", (
-        S("vp", RULE, "IT:1881", "no faction controls an issue yet (EN:884)", gained=False),
+        S("vp", RULE, "IT:1881", "no faction controls an issue yet (EN:882)", gained=False),
         S("place", TEXT, "IT:1883", cubes={"Korea": 1, "South West Africa": 2}),
         S("end_turn", FREE, "IT:1883", "the text names no military action"),
     ), {"cubes": {"Korea": {"usa": 1}, "South West Africa": {"uk": 1, "usa": 2}},
@@ -192,9 +192,9 @@ TURNS: list[Turn] = [
           cubes={"South West Africa": 2, "Slovenia & Croatia": 2}),
     ), {"cubes": {"South West Africa": {"uk": 3, "usa": 2}, "Slovenia & Croatia": {"uk": 3, "france": 2}}}),
     T(5, "france", "bot", (
-        S("settle", RULE, "IT:1889-1891", "France leads Anschluss on the table (EN:903)", issue="Anschluss"),
+        S("settle", RULE, "IT:1889-1891", "France leads Anschluss on the table (EN:905)", issue="Anschluss"),
         S("option", RULE, "IT:1901-1903", "highest PIV for France: No puts a German Reparations (German economy) "
-          "counter, 5 against 4 (EN:914)", issue="Anschluss", option="No"),
+          "counter, 5 against 4 (EN:916)", issue="Anschluss", option="No"),
         S("conference", TEXT, "IT:1906-1907", "the player decides every faction's choice (EN:917): each loses 2 "
           "happiness", event="Vladimir Lenin", choice="lose 2 happiness (every faction)"),
         S("advance_issue", TEXT, "IT:1909", "France leads no waiting issue and none is empty: player's choice "
@@ -207,7 +207,7 @@ TURNS: list[Turn] = [
     ), {"settled": {"Anschluss": ("france", "No")}, "unrest": {"europe": 3},
         "happiness": {"uk": 18, "france": 18, "usa": 18}}),
     T(6, "usa", "player", (
-        S("vp", RULE, "IT:1917", "the UK and the USA control no issue (EN:884)", gained=False),
+        S("vp", RULE, "IT:1917", "the UK and the USA control no issue (EN:882)", gained=False),
         S("settle", TEXT, "IT:1917-1918", issue="Korea"),
         S("option", TEXT, "IT:1920-1921", "Japan's happiness is not tracked in solitaire (EN:866)",
           issue="Korea", option="Independence"),
@@ -215,7 +215,7 @@ TURNS: list[Turn] = [
           choice="no effect"),
         S("advance_issue", TEXT, "IT:1925", issue="Widows' Pensions"),
         S("advance_event", TEXT, "IT:1925", event="Samuel Gompers"),
-        S("draw", TEXT, "IT:1927", "the player draws two and keeps one (EN:366)",
+        S("draw", TEXT, "IT:1927", "the player draws two and keeps one (EN:368)",
           keep="Negotiations with Russia", discard="Thrace"),
         S("crisis", FREE, "IT:1929", "remove a powder keg from a random region: there is none; any die",
           event="T.E. Lawrence", effect="no effect", dice=[1]),
@@ -225,7 +225,7 @@ TURNS: list[Turn] = [
     T(7, "uk", "bot", (
         S("settle", RULE, "IT:1939", "the UK leads South West Africa on the table", issue="South West Africa"),
         S("option", TEXT, "IT:1941-1943", "both Mandate and Annexation put a UK empire counter (PIV 6 against 5) and "
-          "cost the UK no happiness: player's choice (EN:914)", issue="South West Africa",
+          "cost the UK no happiness: player's choice (EN:916)", issue="South West Africa",
           option="Annexation to South Africa"),
         S("conference", TEXT, "IT:1951", "every faction sends 3 cubes to Exhausted rather than lose 2 happiness",
           event="Samuel Gompers", choice="send 3 influence (every faction)"),
@@ -285,12 +285,12 @@ TURNS: list[Turn] = [
     # ---------------------------------------------------------------- round 5 (IT:1980-2013)
     T(13, "uk", "bot", (
         S("reclaim", RULE, "IT:1980-1982", "the UK leads no table issue and its 1 cube cannot lead two issues "
-          "(EN:905): it recovers 6 (EN:907)"),
+          "(EN:906): it recovers 6 (EN:907)"),
     ), {"influence": {"uk": (7, 0)}}),
     T(14, "france", "bot", (
         S("settle", RULE, "IT:1984", "France leads Russia (4 against 3 and 2)", issue="Negotiations with Russia"),
         S("option", RULE, "IT:1986-1987", "PIV 4 for France either way; Don't Offer costs France no happiness, Offer "
-          "costs 1 (EN:914's second criterion; the text calls it the player's tie choice)",
+          "costs 1 (EN:916's second criterion; the text calls it the player's tie choice)",
           issue="Negotiations with Russia", option="Don't Offer"),
         S("conference", RULE, "IT:1989-1990", "an optional event is performed when a bot settles (EN:917, ruling "
           "A-29): a powder keg in the Pacific (the text's 'unrest marker to column two' cannot be: the Pacific "
@@ -309,12 +309,12 @@ TURNS: list[Turn] = [
           "one: Anschluss and Russia both have 4 stars, the player (now the UK) chooses",
           issue="Negotiations with Russia"),
         S("bid", RULE, "IT:2004-2005", "France's bot bid: 3 units -> 2 units (EN:936-941), cubes = PIV 4 capped by "
-          "its 1 Available (EN:943); the text names only the units", faction="france", units=2, cubes=1),
+          "its 1 Available (EN:943); the text names only the units", faction="france", units=2, influence=1),
         S("bid", RULE, "IT:2005", "the USA's bot bid: 2 units, cubes = PIV 5 (Offer's industry counter) with 6 "
           "Available; the text's '2 and 1 cube' gives no influence figure (ruling A-31)",
-          faction="usa", units=2, cubes=5),
+          faction="usa", units=2, influence=5),
         S("bid", TEXT, "IT:2005-2006", "3 units beat 2 whatever the cubes (military first, influence breaks ties: "
-          "EN:598-600)", faction="uk", units=3, cubes=0),
+          "EN:600)", faction="uk", units=3, influence=0),
         S("option", TEXT, "IT:2006-2007", issue="Negotiations with Russia", option="Don't Offer"),
     ), {"settled": {"Negotiations with Russia": ("uk", "Don't Offer")},
         "strength": {"uk": 12, "usa": 9, "france": 5}, "faction": "uk",
@@ -322,7 +322,7 @@ TURNS: list[Turn] = [
         "unrest": {"europe": 3, "pacific": 4}, "powder_keg": {"europe": 1, "pacific": 1}}),
     T(15, "usa", "bot", (
         S("deploy", RULE, "IT:2073-2075", "the Pacific has been in column 4 since Korea (turn 6) and the USA holds its "
-          "only issue: the bot's first military priority (EN:896), taken before the political action (EN:900): a "
+          "only issue: the bot's first military priority (EN:896), taken before the political action (EN:899): a "
           "unit to column 7, -1 happiness, 2 cubes back from Exhausted. The text reports this deployment only on "
           "turn 27 ('now that the Pacific has entered column 4'); its own figures fit it here: the USA has "
           "'2 Militari' to bid on turn 24 (IT:2059) and the cubes it places on turn 21 (IT:2033)",
@@ -348,7 +348,7 @@ TURNS: list[Turn] = [
     T(19, "uk", "player", (
         S("vp", RULE, "IT:2019", gained=True),
         S("settle", RULE, "IT:2019", "the player leads both table issues (Slovenia & Croatia 7-6, Bessarabia 2-1) "
-          "and must settle one (EN:888); which one is the player's: the text settles Slovenia & Croatia",
+          "and must settle one (EN:886); which one is the player's: the text settles Slovenia & Croatia",
           issue="Slovenia & Croatia"),
         S("option", TEXT, "IT:2021", "'entrambe' with one Self-Determination counter: Both in Yugoslavia (the "
           "card data's reading)", issue="Slovenia & Croatia", option="Both in Yugoslavia"),
@@ -383,7 +383,7 @@ TURNS: list[Turn] = [
         S("draw", TEXT, "IT:2043", keep="Byelorussia", discard="Prussia"),
         S("crisis", RULE, "IT:2045", "the controller of the issue being settled (the UK) loses 2", event="Prince Feisal",
           effect="UK happiness 12 -> 10"),
-        S("mutiny", RULE, "IT:2045-2049", "at 10 the UK may keep 2 units (EN:533-547): one exhausted unit goes to "
+        S("mutiny", RULE, "IT:2045-2049", "at 10 the UK may keep 2 units (EN:533, 543-547): one exhausted unit goes to "
           "demobilization box 1, happiness +1 to 11", faction="uk"),
         S("end_turn", FREE, "IT:2035-2049", "the UK has no Available unit"),
     ), {"vp": 3, "settled": {"Bessarabia": ("uk", "Romania")}, "strength": {"uk": 22, "usa": 10, "france": 5},
@@ -391,13 +391,13 @@ TURNS: list[Turn] = [
         "powder_keg": {"middle_east": 1}}),
     T(23, "france", "bot", (
         S("reclaim", SLIP, "IT:2051", "the text reclaims, but France leads Disarmament on the table (3 against 2) "
-          "and settles first (EN:903)", rule_gives="settle Disarmament",
+          "and settles first (EN:905)", rule_gives="settle Disarmament",
           amend="France reclaims (its 5 exhausted cubes); the USA's turn begins"),
     ), {}),
     T(24, "usa", "bot", (
         S("demobilize", RULE, "IT:2053", "the USA is at 12 with 3 units, 2 away from the forced demobilization at 10 "
           "(EN:897): a demobilization gains 5 (the first space), so the bot demobilizes, before its political "
-          "action (EN:900); which unit is the player's (EN:910): the Available one. The text omits it: its US "
+          "action (EN:899); which unit is the player's (EN:910): the Available one. The text omits it: its US "
           "happiness 11 (IT:2075) and '2 Militari' (IT:2059) assume none", faction="usa", source="available",
           text_says="no military action"),
         S("settle", RULE, "IT:2053", "the USA leads Vietnam (3 against 2)", issue="Vietnam"),
@@ -411,10 +411,10 @@ TURNS: list[Turn] = [
           strength={"uk": 22, "usa": 13, "france": 5}, text_says={"usa": 10}),
         S("unsettle", RULE, "IT:2058-2059", issue="Widows' Pensions"),
         S("bid", RULE, "IT:2059", "the USA: 2 units left (one Available, one in the Pacific) -> 1 unit; cubes = PIV "
-          "6 capped by its 1 Available", faction="usa", units=1, cubes=1),
+          "6 capped by its 1 Available", faction="usa", units=1, influence=1),
         S("bid", RULE, "IT:2059", "the UK: no unit left to bid ('il UK non ne ha'); cubes = PIV 5 with 5 Available",
-          faction="uk", units=0, cubes=5),
-        S("bid", TEXT, "IT:2059-2060", faction="france", units=3, cubes=0),
+          faction="uk", units=0, influence=5),
+        S("bid", TEXT, "IT:2059-2060", faction="france", units=3, influence=0),
         S("option", INFERRED, "IT:2060", "France 11 = 5 + 5 + 1 needs the German Reparations counter of Yes "
           "(No's industry counter would give the USA 8)", issue="Widows' Pensions", option="Yes"),
         S("advance_issue", SLIP, "IT:2062", "the text brings Byelorussia (no cubes), but the USA bot leads Indemnity "
