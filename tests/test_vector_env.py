@@ -7,60 +7,24 @@ import numpy as np
 import pytest
 
 from v1919_env.actions import NUM_ACTIONS
-from v1919_env.core import layout as L
-from v1919_env.core.bots import play_until
-from v1919_env.core.observe import OBS_SIZE, observe_and_mask
-from v1919_env.core.step import play_random_until, try_step
-from v1919_env.game import Game
+from v1919_env.core.observe import OBS_SIZE
 from v1919_env.gymnasium_env import OpponentError
 from v1919_env.rewards import terminal_rewards
 from v1919_env.vector_env import GymVectorEnv, VectorEnv, reward_weights
+from vector_env_helpers import MANUAL_SEATING, ReplayedGame, random_actions
 
 
-def random_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A uniformly random legal action per row of masks."""
-    return np.argmax(rng.random(masks.shape) * masks, axis=1)
-
-
-class ReplayedGame:
-    """The single env's path for one game: Game.new(seed), then the opponents played by
-    play_random_until (the Gymnasium env's random opponents) or by bots.play_until with the seats'
-    compiled policy codes."""
-
-    def __init__(self, seed: int, seat: int, num_players: int = 4, policies=None):
-        self.game = Game.new(num_players, seed=seed)
-        self.seat = seat
-        self.policies = policies
-        self.rng = np.array([seed * 2 + 1], np.uint64)
-        self.buf = np.empty(L.MAX_LEGAL, np.int64)
-        self._opponents()
-
-    def _opponents(self):
-        if self.policies is None:
-            play_random_until(self.game.state, self.game.T, self.seat, self.rng, self.buf)
-        else:
-            play_until(self.game.state, self.game.T, self.seat, self.policies, self.buf, self.rng)
-
-    def observe(self):
-        obs = np.empty(OBS_SIZE, np.float32)
-        mask = np.empty(NUM_ACTIONS, np.int8)
-        observe_and_mask(self.game.state, self.game.T, self.seat, obs, mask, self.buf)
-        return obs, mask
-
-    def step(self, a: int) -> None:
-        assert try_step(self.game.state, self.game.T, a, self.buf)
-        self._opponents()
-
-
-@pytest.mark.parametrize("num_players, opponents", [(2, ["random"]), (2, ["rulebot"]), (3, ["random"]),
-                                                    (4, ["random"]), (4, ["rulebot"]), (4, ["random", "rulebot"])])
-def test_same_games_as_the_single_env_and_the_compiled_bots(num_players, opponents):
-    env = VectorEnv(num_envs=6, num_players=num_players, seed=11, opponents=opponents)
+@pytest.mark.parametrize("num_players, opponents, seating", [
+    (2, ["random"], None), (2, ["rulebot"], None), (3, ["random"], None), (3, ["rulebot"], ["uk", "usa", "france"]),
+    (4, ["random"], None), (4, ["rulebot"], None), (4, ["random", "rulebot"], None),
+    (4, ["random", "rulebot"], MANUAL_SEATING)])
+def test_same_games_as_the_single_env_and_the_compiled_bots(num_players, opponents, seating):
+    env = VectorEnv(num_envs=6, num_players=num_players, seed=11, opponents=opponents, seating=seating)
     obs = env.reset()
 
     def reference(b):
         pols = None if opponents == ["random"] else env.pol[b].copy()
-        return ReplayedGame(int(env.game_seeds[b]), int(env.seats[b]), num_players, pols)
+        return ReplayedGame(int(env.game_seeds[b]), int(env.seats[b]), num_players, pols, seating)
 
     refs = [reference(b) for b in range(6)]
     rng = np.random.default_rng(0)

@@ -4,8 +4,9 @@ Measures the batched kernel with the whole game loop compiled (batch 1, 256, 409
 `Game` facade (one call per decision), mean decisions per game, the cold compile time (fresh
 cache in a subprocess) and the cached start time (a new process, warm cache); the 2-player game's
 batch-256 rate beside the 4-player game's; the agents' speed
-(rulebot decisions/s, ismcts iterations/s from a mid-game position, greedy decisions/s); random
-playouts through the OpenSpiel interface when pyspiel is installed.
+(rulebot decisions/s, ismcts iterations/s from a mid-game position, greedy decisions/s); the
+vector env's learner steps/s (64 and 256 games against random and rulebot opponents; alone with
+`--vector`); random playouts through the OpenSpiel interface when pyspiel is installed.
 """
 from __future__ import annotations
 
@@ -164,48 +165,62 @@ def bench_envs(num_players: int, seconds: float, seed: int = 0) -> dict:
             "pettingzoo_performance_benchmark": buf.getvalue().strip()}
 
 
-def bench_vector_env(num_players: int, seconds: float, num_envs: int = 256, seed: int = 0) -> dict:
-    """Learner steps/s of the vector env (v1919_env.vector_env) with `num_envs` games against
-    compiled random opponents: one step = the learner's action, the opponents' decisions up to its
-    next one, its observation and mask. `env`: VectorEnv.step (rewards, auto-reset, infos);
-    `kernel`: the compiled step alone (step_observe, timed on a copy of the games). The learner's
-    actions (the first legal id) are chosen outside the timed calls."""
+VECTOR_SIZES = (64, 256)
+VECTOR_OPPONENTS = ("random", "rulebot")
+
+
+def bench_vector_env(num_players: int, seconds: float, sizes=VECTOR_SIZES, opponents=VECTOR_OPPONENTS,
+                     seed: int = 0) -> list[dict]:
+    """Learner steps/s of the vector env (v1919_env.vector_env) for each number of games in `sizes`
+    against each compiled opponent: one step = VectorEnv.step (SB3 protocol: the learner's actions,
+    the opponents' decisions up to its next ones, rewards, auto-reset, infos, observations and
+    masks). `steps_per_s`: the default env; `no_score_info_steps_per_s`: with score_info=False (no
+    Python scoring of ended games). The learner's actions (uniformly random legal) are drawn
+    outside the timed calls."""
     from .vector_env import VectorEnv
-    from .vector_kernels import step_observe
+    from .vector_kernels import G_NLEGAL
 
-    env = VectorEnv(num_envs=num_envs, num_players=num_players, opponents=["random"], seed=seed)
-    env.reset()
-    ok = np.zeros(num_envs, np.int8)
-    obs, masks = np.zeros_like(env._obs[0]), np.zeros_like(env._masks[0])
+    def rate(env) -> tuple[float, float]:
+        n = env.num_envs
+        rng = np.random.default_rng(seed)
+        rows = np.arange(n)
 
-    def env_step(acts) -> float:
-        t = time.perf_counter()
-        env.step(acts)
-        return time.perf_counter() - t
-
-    def kernel_step(acts) -> float:
-        S, rng, who = env.S.copy(), env.rng.copy(), env.who.copy()
-        t = time.perf_counter()
-        step_observe(S, env.T, env._rows, acts, env.pol, rng, env.seats, ok, who, obs, masks)
-        dt = time.perf_counter() - t
-        env.step(acts)
-        return dt
-
-    def rate(step):
         def timed(budget):
-            steps, dt, t0 = 0, 0.0, time.perf_counter()
-            while steps == 0 or time.perf_counter() - t0 < budget:
-                dt += step(np.argmax(env.action_masks(), axis=1))
-                steps += num_envs
+            steps, dt = 0, 0.0
+            while steps == 0 or dt < budget:
+                pick = (rng.random(n) * env.G[:, G_NLEGAL]).astype(np.int64)   # the learner's legal list
+                acts = env._legal[rows, pick].astype(np.int64)
+                t = time.perf_counter()
+                env.step(acts)
+                dt += time.perf_counter() - t
+                steps += n
             return steps, 0, dt
         timed(0.0)
         med, best, _ = _repeat(timed, seconds)
         return med[0], best[0]
 
-    env_med, env_best = rate(env_step)
-    k_med, k_best = rate(kernel_step)
-    return {"num_envs": num_envs, "env_steps_per_s": env_med, "env_best_steps_per_s": env_best,
-            "kernel_steps_per_s": k_med, "kernel_best_steps_per_s": k_best}
+    out = []
+    for opp in opponents:
+        for n in sizes:
+            row = {"num_envs": n, "opponent": opp}
+            for key, score_info in (("steps_per_s", True), ("no_score_info_steps_per_s", False)):
+                env = VectorEnv(num_envs=n, num_players=num_players, opponents=[opp], seed=seed,
+                                score_info=score_info)
+                env.reset()
+                row[key], row[key.replace("steps", "best_steps")] = rate(env)
+            out.append(row)
+    return out
+
+
+def format_vector(rows: list[dict]) -> list[str]:
+    """Table lines of bench_vector_env's rows."""
+    lines = ["  vector env (VectorEnv.step: observations + masks, rewards, auto-reset; goal 500,000 at 256 games "
+             "vs random):",
+             f"    {'opponents':<11}{'games':>6}{'learner steps/s':>17}{'without scores in infos':>25}"]
+    for r in rows:
+        lines.append(f"    {r['opponent']:<11}{r['num_envs']:>6}{r['steps_per_s']:>17,.0f}"
+                     f"{r['no_score_info_steps_per_s']:>25,.0f}")
+    return lines
 
 
 def bench_render(num_players: int, seconds: float, seed: int = 0) -> dict:
@@ -364,9 +379,8 @@ def run(num_players: int = 4, seconds: float = 3.0, cold: bool = True, quiet: bo
     res["start_s_cached"] = _timed_subprocess({})
     _progress("agents: rulebot, ismcts, greedy", quiet)
     res["agents"] = bench_agents(T, num_players, seconds)
-    if num_players >= 3:           # the vector env and the OpenSpiel game have 3 or 4 players
-        _progress("vector env: 256 games, learner steps against random opponents", quiet)
-        res["vector_env"] = bench_vector_env(num_players, seconds)
+    _progress("vector env: 64 and 256 games, learner steps against random and rulebot opponents", quiet)
+    res["vector_env"] = bench_vector_env(num_players, seconds)
     _progress("board pictures: SVG and rgb_array frames", quiet)
     res["render"] = bench_render(num_players, seconds)
     if num_players >= 3:
@@ -403,11 +417,8 @@ def format_table(res: dict) -> str:
                      f"{a['search_position_decisions']} decisions): {a['ismcts_random_iterations_per_s']:,.0f} "
                      f"iterations/s with random rollouts, {a['ismcts_rulebot_iterations_per_s']:,.0f} with rulebot rollouts")
         lines.append(f"  greedy (1 sample per action) at that position: {a['greedy_decisions_per_s']:,.0f} decisions/s")
-    v = res.get("vector_env")
-    if v:
-        lines.append(f"  vector env, {v['num_envs']} games vs random, observation + mask every learner step: "
-                     f"{v['env_steps_per_s']:,.0f} learner steps/s (compiled step alone: "
-                     f"{v['kernel_steps_per_s']:,.0f}; goal 500,000)")
+    if res.get("vector_env"):
+        lines += format_vector(res["vector_env"])
     r = res.get("render")
     if r:
         raster = (f"{r['rgb_array_per_s']:,.0f} rgb_array frames/s {tuple(r['frame_shape'])}"
@@ -429,9 +440,11 @@ def format_table(res: dict) -> str:
 
 
 def main(args) -> int:
-    res = run(args.players, args.seconds, cold=not args.no_cold, quiet=args.json, envs=args.env)
-    if args.json:
-        print(json.dumps(res))
+    if getattr(args, "vector", False):           # only the vector env figures
+        res = {"num_players": args.players, "vector_env": bench_vector_env(args.players, args.seconds)}
+        text = "\n".join([f"v1919 bench --vector: {args.players} players, one core"] + format_vector(res["vector_env"]))
     else:
-        print(format_table(res))
+        res = run(args.players, args.seconds, cold=not args.no_cold, quiet=args.json, envs=args.env)
+        text = format_table(res)
+    print(json.dumps(res) if args.json else text)
     return 0

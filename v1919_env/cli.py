@@ -203,6 +203,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--json", action="store_true", help="print one JSON object")
     b.add_argument("--no-cold", action="store_true", help="skip the cold-compile measurement (minutes)")
     b.add_argument("--env", action="store_true", help="also measure the PettingZoo AEC and Gymnasium envs")
+    b.add_argument("--vector", action="store_true", help="only the vector env: learner steps/s at 64 and 256 games "
+                   "against random and rulebot opponents")
     b.set_defaults(func=_cmd_bench)
     _add_agent_commands(sub)
     from training.cli import DESCRIPTION, add_arguments

@@ -7,13 +7,19 @@ one learning seat per game, the other seats played inside the environment.
     masks = venv.action_masks()                     # (N, NUM_ACTIONS) bool, for MaskablePPO
 
 `VectorEnv` speaks Stable-Baselines3's `VecEnv` protocol (reset/step_async/step_wait/step,
-`action_masks()`, get_attr/set_attr/env_method, seed); `training.envs.sb3_vec_env` makes it a
+`action_masks()`, get_attr/set_attr/env_method, seed); `training.envs.SB3VectorEnv` makes it a
 real `VecEnv` subclass (SB3 imports torch, this module must not). `GymVectorEnv` is the same
 engine as a `gymnasium.vector.VectorEnv` with dict observations (observation + action_mask, the
 PettingZoo layout) and same-step auto-reset (`infos["final_obs"]`, `infos["final_info"]`).
 
+One `step` is one compiled call over the N games (v1919_env.vector_kernels.vector_step): the
+learner's actions, the compiled opponents, scoring, rewards, auto-reset, observations and masks;
+Python only builds the infos of the episodes that ended, and, when external opponents sit in some
+games, runs their batched forward passes between compiled calls.
+
 Episodes (one per game): the learner's seat is `seat` or, with `seat=None`, drawn uniformly for
-every episode; each other seat draws its opponent from `opponents` with `opponent_weights`.
+every episode; each other seat draws its opponent from `opponents` with `opponent_weights`;
+`seating` sits the nations around the table as in `Game.new(seating=...)` (v1919_env.seating).
 An opponent is the name of a compiled agent (`COMPILED_POLICIES`: played inside the kernels) or
 an external batch policy: an object with `act_batch(observations, masks) -> actions` (a neural
 network: one call per step covers every game waiting on it, one batched forward pass).
@@ -23,11 +29,15 @@ Rewards, illegal actions and truncation follow the single Gymnasium env (v1919_e
 kind name or a mapping {kind: weight} for a weighted sum, e.g. win_loss plus a score-margin
 shaping term); an illegal learner action ends the episode with `illegal_penalty` and
 `info["illegal_action"]`, the game untouched; a game stopped by the engine's safety cap is
-truncated (`TimeLimit.truncated` for SB3). An external opponent that returns an illegal action
-raises `OpponentError` (a bug in the opponent, not in the learner's episode).
+truncated (`TimeLimit.truncated` for SB3). The info of an ended episode has its seat, game seed,
+opponents, `winner`, `episode` (return and length) and, unless `score_info=False` (faster: no
+Python scoring per ended game), `scores` (Game.scores() of the final position). An external
+opponent that returns an illegal action raises `OpponentError` (a bug in the opponent, not in
+the learner's episode).
 
 Seeding: `seed(s)` (or `reset(seed=s)` in the Gymnasium view) fixes every game seed, seat and
-opponent draw; the same seed and the same actions replay the same games bit for bit.
+opponent draw (all drawn inside the kernels from one generator seeded by s); the same seed and the
+same actions replay the same games bit for bit.
 Observations are written into two alternating preallocated buffers: the arrays a step returns
 stay valid through the next step (what SB3's rollout collection needs); copy them to keep them
 longer (the Gymnasium view copies unless `copy=False`).
@@ -48,9 +58,11 @@ from .game import Game, card_tables
 from .variants import variant_index
 from .gymnasium_env import OpponentError
 from .pettingzoo_env import OBS_HIGH, observation_space
-from .rewards import REWARD_KINDS, terminal_rewards
-from .vector_kernels import (COMPILED_POLICIES, LEARNER, act_and_advance, external_code, observe_rows,
-                             reset_games, step_observe)
+from .rewards import REWARD_KINDS
+from . import vector_kernels as K
+from .seating import parse_seating, seating_names
+from .vector_kernels import (COMPILED_POLICIES, LEARNER, external_code, observe_rows, vector_continue, vector_reset,
+                             vector_step)
 
 
 def reward_weights(reward) -> dict[str, float]:
@@ -79,7 +91,8 @@ class VectorEnv:
     def __init__(self, num_envs: int = 256, num_players: int = 4, opponents: Sequence = ("random",),
                  opponent_weights: Sequence[float] | None = None, seat: int | None = None, reward="win_loss",
                  seed: int | None = None, variant: str = "standard", negotiation: bool = False,
-                 card_set: str | None = None, illegal_penalty: float = -1.0):
+                 card_set: str | None = None, illegal_penalty: float = -1.0, seating=None,
+                 score_info: bool = True):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         if num_players not in (2, 3, 4):
@@ -88,36 +101,50 @@ class VectorEnv:
             raise ValueError(f"seat must be None (drawn per episode) or in 0..{num_players - 1}, got {seat!r}")
         self.reward_weights = reward_weights(reward)
         self.cards, self.T = card_tables(card_set)
-        variant_idx = variant_index(self.cards, variant)
         self.num_envs = int(num_envs)
         self.num_players = int(num_players)
         self.seat = seat
         self.variant, self.negotiation, self.card_set = variant, bool(negotiation), card_set
-        self._variant_index = variant_idx
+        self.seating = seating_names(parse_seating(seating, self.num_players))
         self.illegal_penalty = float(illegal_penalty)
+        self.score_info = bool(score_info)
         self.observation_space = spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self._cfg = np.full(K.CFG_SIZE, -1, np.int64)
+        self._cfg[[K.CFG_PLAYERS, K.CFG_VARIANT, K.CFG_NEGOTIATION]] = (self.num_players,
+                                                                          variant_index(self.cards, variant),
+                                                                          int(self.negotiation))
+        self._cfg[K.CFG_SEAT] = -1 if seat is None else int(seat)
+        if seating is not None:
+            order = parse_seating(seating, self.num_players)
+            self._cfg[K.CFG_SEATING:K.CFG_SEATING + len(order)] = order
+        self._kinds = np.asarray([REWARD_KINDS.index(k) for k in self.reward_weights], np.int64)
+        self._weights = np.asarray(list(self.reward_weights.values()), np.float64)
         n = self.num_envs
         self.S = np.zeros((n, L.STATE_SIZE), L.STATE_DTYPE)
         self.pol = np.full((n, L.MAX_PLAYERS), LEARNER, np.int64)
         self.rng = np.ones(n, np.uint64)
-        self.seats = np.zeros(n, np.int64)
-        self.game_seeds = np.zeros(n, np.int64)     # seed of each game's current episode
-        self.who = np.full(n, -1, np.int64)
-        self._ok = np.zeros(n, np.int8)
-        self._rows = np.arange(n, dtype=np.int64)
+        self.G = np.zeros((n, K.G_COLS), np.int64)
+        self.seats = self.G[:, K.G_SEAT]              # views of the per-game table
+        self.game_seeds = self.G[:, K.G_SEED]         # seed of each game's current episode
+        self.who = self.G[:, K.G_WHO]                 # the seat that decides next (-1: over)
+        self._ended = self.G[:, K.G_END]
+        self._rewards = np.zeros(n, np.float32)
+        self._fin_obs = np.zeros((n, OBS_SIZE), np.float32)
+        self._fin_pol = np.zeros((n, L.MAX_PLAYERS), np.int64)
+        self._fin_state = np.zeros((n, L.STATE_SIZE), L.STATE_DTYPE)
+        self._legal = np.zeros((n, NUM_ACTIONS), np.int16)   # the learner's legal actions (kernels only)
         self._obs = [np.zeros((n, OBS_SIZE), np.float32) for _ in range(2)]
         self._masks = [np.zeros((n, NUM_ACTIONS), np.int8) for _ in range(2)]
         self._buf = 0
-        self._ep_return = np.zeros(n, np.float64)
-        self._ep_len = np.zeros(n, np.int64)
-        self._labels = [[""] * L.MAX_PLAYERS for _ in range(n)]
         self._actions = None
-        self._np_rng = np.random.default_rng(seed)
+        self._ep_rng = np.ones(1, np.uint64)
         self._next_seed = seed
         self._started = False
         self._externals: dict[int, object] = {}      # seat code -> external batch policy
         self._ext_codes: dict[int, int] = {}         # id(policy) -> its seat code
+        self._ext_count = 0                          # external codes handed out (never reused)
+        self._code_labels = {LEARNER: "learner"}     # seat code -> label in infos
         self.set_opponents(opponents, opponent_weights)
 
     # ------------------------------------------------------------------ opponents
@@ -127,21 +154,22 @@ class VectorEnv:
         opponents = list(opponents)
         if not opponents:
             raise ValueError("opponents: give at least one opponent (a compiled agent name or a batch policy)")
-        codes, labels = [], []
+        codes = []
         for k, o in enumerate(opponents):
             if isinstance(o, str):
                 if o not in COMPILED_POLICIES:
                     raise ValueError(f"opponents[{k}]: {o!r} is not a compiled agent; compiled agents: "
                                      f"{', '.join(COMPILED_POLICIES)} (other agents: pass a batch policy)")
                 codes.append(COMPILED_POLICIES[o])
-                labels.append(o)
+                self._code_labels[codes[-1]] = o
             elif callable(getattr(o, "act_batch", None)):
                 if id(o) not in self._ext_codes:        # a code per policy object, stable across pools
-                    self._ext_codes[id(o)] = external_code(len(self._ext_codes))
+                    self._ext_codes[id(o)] = external_code(self._ext_count)
+                    self._ext_count += 1
                 code = self._ext_codes[id(o)]
                 codes.append(code)
                 self._externals[code] = o
-                labels.append(str(getattr(o, "label", f"external{-2 - code}")))
+                self._code_labels[code] = str(getattr(o, "label", f"external{-2 - code}"))
             else:
                 raise ValueError(f"opponents[{k}]: expected a compiled agent name or an object with "
                                  f"act_batch(observations, masks), got {o!r}")
@@ -154,8 +182,8 @@ class VectorEnv:
                                  f"got {list(weights)!r}")
             w = w / w.sum()
         self._opp_codes = np.asarray(codes, np.int64)
-        self._opp_labels = labels
-        self._opp_weights = w
+        self._opp_cum = np.cumsum(w)
+        self._opp_cum[-1] = 1.0
         self._prune_externals()
 
     def _prune_externals(self) -> None:
@@ -171,88 +199,71 @@ class VectorEnv:
         self._next_seed = seed
         return [seed] * self.num_envs
 
-    def _start(self, rows: np.ndarray) -> None:
-        """New episodes in games `rows`: seed, seat and opponents drawn, compiled seats played."""
-        if len(rows) == 0:
-            return
-        n, g = self.num_players, self._np_rng
-        seeds = g.integers(0, 2 ** 62, size=len(rows), dtype=np.int64)
-        seats = g.integers(0, n, size=len(rows)) if self.seat is None else np.full(len(rows), self.seat)
-        draws = g.choice(len(self._opp_codes), size=(len(rows), n), p=self._opp_weights)
-        for k, b in enumerate(rows):
-            self.pol[b, :] = LEARNER
-            self.pol[b, :n] = self._opp_codes[draws[k]]
-            self.pol[b, seats[k]] = LEARNER
-            self._labels[b] = [self._opp_labels[d] for d in draws[k]]
-            self._labels[b][seats[k]] = "learner"
-        self.seats[rows] = seats
-        self.game_seeds[rows] = seeds
-        self.rng[rows] = (seeds.astype(np.uint64) * np.uint64(2) + np.uint64(1))
-        self._ep_return[rows] = 0.0
-        self._ep_len[rows] = 0
-        reset_games(self.S, self.T, rows, n, seeds, self._variant_index, int(self.negotiation), self.pol,
-                    self.rng, self.who)
-        if self._externals:
-            self._prune_externals()
-            self._play_externals(rows)
+    def _kernel_args(self, obs, masks) -> tuple:
+        """The arguments every kernel call shares after its own (see v1919_env.vector_kernels)."""
+        return (self._cfg, self._opp_codes, self._opp_cum, self._ep_rng, self._kinds, self._weights,
+                self.illegal_penalty, self.pol, self.rng, self.G, obs, masks, self._rewards, self._fin_obs,
+                self._fin_pol, self._fin_state, self._legal)
 
-    def _play_externals(self, rows: np.ndarray) -> None:
-        """Play the external seats of games `rows` (one batched call per policy and round) until each
-        game waits on its learner or is over."""
-        while True:
-            w = self.who[rows]
-            live = w >= 0
-            codes = np.full(len(rows), LEARNER, np.int64)
-            codes[live] = self.pol[rows[live], w[live]]
-            waiting = codes <= -2
-            if not waiting.any():
-                return
-            for code in np.unique(codes[waiting]):
-                sel = rows[codes == code]
-                obs = np.empty((len(sel), OBS_SIZE), np.float32)
-                masks = np.empty((len(sel), NUM_ACTIONS), np.int8)
-                observe_rows(self.S, self.T, sel, self.who[sel], obs, masks)
+    def _play_externals(self, obs: np.ndarray, masks: np.ndarray) -> None:
+        """Play the external seats (one batched call per policy and round) until every game waits
+        on its learner; the kernels go on with each game as in a step."""
+        args = self._kernel_args(obs, masks)
+        waiting = 1
+        while waiting:
+            w = self.who
+            ext = np.flatnonzero((w >= 0) & (w != self.seats))
+            codes = self.pol[ext, w[ext]]
+            waiting = 0
+            for code in np.unique(codes):
+                sel = ext[codes == code]
+                o = np.empty((len(sel), OBS_SIZE), np.float32)
+                m = np.empty((len(sel), NUM_ACTIONS), np.int8)
+                observe_rows(self.S, self.T, sel, w[sel], o, m)
                 policy = self._externals[int(code)]
-                actions = np.asarray(policy.act_batch(obs, masks), np.int64).reshape(-1)
+                actions = np.asarray(policy.act_batch(o, m), np.int64).reshape(-1)
                 if actions.shape != (len(sel),):
-                    raise OpponentError(int(self.who[sel[0]]), "?", f"act_batch returned {actions.shape[0]} "
+                    raise OpponentError(int(w[sel[0]]), "?", f"act_batch returned {actions.shape[0]} "
                                         f"actions for {len(sel)} games")
-                ok = np.zeros(len(sel), np.int8)
-                seats_before = self.who[sel].copy()
-                act_and_advance(self.S, self.T, sel, actions, self.pol, self.rng, ok, self.who)
-                if not ok.all():
-                    k = int(np.flatnonzero(ok == 0)[0])
+                seats_before = w[sel].copy()
+                bad = np.zeros(len(sel), np.int8)
+                waiting += vector_continue(self.S, self.T, sel, actions, bad, *args)
+                if bad.any():
+                    k = int(np.flatnonzero(bad)[0])
                     p = int(seats_before[k])
                     raise OpponentError(p, Game(self.S[sel[k]], self.cards, self.T).seat_name(p).lower(),
                                         f"{getattr(policy, 'label', policy)!s} chose illegal action {int(actions[k])}")
 
-    def _observe_all(self) -> tuple[np.ndarray, np.ndarray]:
+    def _next_buffers(self) -> tuple[np.ndarray, np.ndarray]:
         self._buf ^= 1
-        obs, masks = self._obs[self._buf], self._masks[self._buf]
-        observe_rows(self.S, self.T, self._rows, self.seats, obs, masks)
-        return obs, masks
+        return self._obs[self._buf], self._masks[self._buf]
 
-    def _observe_into(self, rows: np.ndarray, obs: np.ndarray, masks: np.ndarray) -> None:
-        o = np.empty((len(rows), OBS_SIZE), np.float32)
-        m = np.empty((len(rows), NUM_ACTIONS), np.int8)
-        observe_rows(self.S, self.T, rows, self.seats[rows], o, m)
-        obs[rows], masks[rows] = o, m
-
-    def _episode_reward(self, b: int) -> tuple[float, dict]:
-        scores = Game(self.S[b], self.cards, self.T).scores()
-        seat = int(self.seats[b])
-        r = sum(w * terminal_rewards(scores, kind)[seat] for kind, w in self.reward_weights.items())
-        return float(r), {"scores": scores, "winner": bool(scores[seat]["winner"])}
+    def _info(self, b: int) -> dict:
+        """Info of the episode game b ended in the last step."""
+        g = self.G[b]
+        seat = int(g[K.G_FIN_SEAT])
+        info = {"seat": seat, "game_seed": int(g[K.G_FIN_SEED]),
+                "opponents": [self._code_labels[c] for c in self._fin_pol[b, :self.num_players].tolist()]}
+        if g[K.G_END] == K.ILLEGAL:
+            info["illegal_action"] = True
+        else:
+            if self.score_info:
+                info["scores"] = Game(self._fin_state[b], self.cards, self.T).scores()
+            info["winner"] = bool(g[K.G_FIN_WIN])
+        info["episode"] = {"r": float(self._rewards[b]), "l": int(g[K.G_FIN_LEN])}
+        return info
 
     def reset_all(self) -> tuple[np.ndarray, np.ndarray]:
         """Start an episode in every game; (observations, masks)."""
-        if self._next_seed is not None:
-            self._np_rng = np.random.default_rng(self._next_seed)
+        if self._next_seed is not None or not self._started:
+            self._ep_rng[0] = np.random.default_rng(self._next_seed).integers(1, 2 ** 63, dtype=np.int64)
             self._next_seed = None
-        self.pol[:] = LEARNER
-        self._start(self._rows)
+        obs, masks = self._next_buffers()
+        if vector_reset(self.S, self.T, *self._kernel_args(obs, masks)):
+            self._play_externals(obs, masks)
+        self._prune_externals()
         self._started = True
-        return self._observe_all()
+        return obs, masks
 
     def step_all(self, actions):
         """One learner action per game; returns (obs, masks, rewards, terminated, truncated, finals)
@@ -265,44 +276,19 @@ class VectorEnv:
             raise ValueError(f"actions must be {self.num_envs} integer action ids (one per game), got dtype "
                              f"{a.dtype} with shape {a.shape}")
         a = a.astype(np.int64, copy=False)
-        self._buf ^= 1
-        obs, masks = self._obs[self._buf], self._masks[self._buf]
-        step_observe(self.S, self.T, self._rows, a, self.pol, self.rng, self.seats, self._ok, self.who, obs,
-                     masks)
-        self._ep_len += 1
-        if self._externals:
-            ext = np.flatnonzero((self._ok == 1) & (self.who >= 0) & (self.who != self.seats))
-            if len(ext):
-                self._play_externals(ext)
-                self._observe_into(ext, obs, masks)
-        rewards = np.zeros(self.num_envs, np.float32)
-        terminated = np.zeros(self.num_envs, bool)
-        truncated = np.zeros(self.num_envs, bool)
-        ended = np.flatnonzero((self._ok == 0) | (self.who < 0))
+        obs, masks = self._next_buffers()
+        if vector_step(self.S, self.T, a, *self._kernel_args(obs, masks)):
+            self._play_externals(obs, masks)
+        ended = self._ended
+        terminated = (ended == K.TERMINATED) | (ended == K.ILLEGAL)
+        truncated = ended == K.TRUNCATED
         finals = {}
-        for b in ended:
-            b = int(b)
-            info = {"seat": int(self.seats[b]), "game_seed": int(self.game_seeds[b]),
-                    "opponents": list(self._labels[b][:self.num_players])}
-            if self._ok[b] == 0:
-                r = self.illegal_penalty
-                info["illegal_action"] = True
-                terminated[b] = True
-            else:
-                r, more = self._episode_reward(b)
-                info.update(more)
-                truncated[b] = self.S[b, L.GAME_OVER] == 2
-                terminated[b] = not truncated[b]
-            rewards[b] = r
-            self._ep_return[b] += r
-            info["episode"] = {"r": float(self._ep_return[b]), "l": int(self._ep_len[b])}
-            fo = obs[b].copy()
-            fm = np.zeros(NUM_ACTIONS, np.int8)
-            finals[b] = (fo, fm, info)
-        if len(ended):
-            self._start(ended)
-            self._observe_into(ended, obs, masks)
-        return obs, masks, rewards, terminated, truncated, finals
+        rows = np.flatnonzero(ended).tolist()
+        for b in rows:
+            finals[b] = (self._fin_obs[b].copy(), np.zeros(NUM_ACTIONS, np.int8), self._info(b))
+        if rows and self._externals:
+            self._prune_externals()
+        return obs, masks, self._rewards.copy(), terminated, truncated, finals
 
     # ------------------------------------------------------------------ SB3 VecEnv protocol
     def reset(self):

@@ -1,16 +1,27 @@
-"""Compiled kernels of the vector environment (v1919_env.vector_env): N games in [N, state] arrays,
-the learner's actions applied and the other seats played in one call, observations and masks
-written into preallocated arrays.
+"""Compiled kernels of the vector environment (v1919_env.vector_env): a whole vector step over N
+games in one call. Each game gets the learner's action (illegal: the episode ends with the
+penalty, the game untouched), its compiled seats are played up to the learner's next decision,
+a finished game is scored, rewarded and restarted (its next episode drawn from the env's own
+generator), and the learner's observation and mask are written into preallocated arrays.
 
 Each game has a row of seat policy codes `pol[b, seat]`:
 - `LEARNER` (-1): the learning seat; the kernels stop when it must decide;
 - `POLICY_RANDOM` (0), `POLICY_RULEBOT` (1) of v1919_env.core.bots: compiled agents, played
   inside the kernels (`COMPILED_POLICIES` by name);
-- `external_code(k)` (-2 - k): external policy slot k (a neural opponent); the kernels stop when
-  it must decide, so that the caller can batch one forward pass over every game waiting on it.
+- `external_code(k)` (-2 - k): external policy k (a neural opponent); the kernels stop when it
+  must decide and count the game as waiting, so that the caller can batch one forward pass over
+  every game waiting on it and hand the actions to `vector_continue`.
 
-Each game also has its own policy generator `rng[b]` (xorshift64 state, never zero), separate
-from the game's dice, so a game replays from its seed whatever the opponents draw.
+Per-game bookkeeping lives in one int64 table `G[b, G_*]` (seat, seed, who decides, episode
+length, how the step ended the episode, the record of the episode that ended: seat, seed,
+length, learner won; and how many legal actions the learner has, listed in `legal[b]`, so that
+the next step checks the learner's action without generating them again); `fin_pol` and `fin_state` keep the ended episode's seat codes and final
+state until the next call (infos are built from them). Each game also has its own policy
+generator `rng[b]` (xorshift64 state, never zero; seed * 2 + 1), separate from the game's dice,
+so a game replays from its seed whatever the opponents draw.
+
+Episodes are drawn from `ep_rng` (uint64[1], splitmix64 counter): the game seed, the learner's
+seat (unless fixed), and each opponent seat's pool entry by cumulative weight.
 
 This module lives outside v1919_env/core/ so that editing it does not recompile the rules core;
 it still caches in the core's folder (keyed by the core's sources), so a new core recompiles it.
@@ -20,14 +31,28 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .core.board import issues_controlled, n_players
 from .core.bots import POLICY_NAMES, policy_action
-from .core.layout import GAME_OVER, MAX_LEGAL, PENDING_PLAYER
-from .core.observe import observe_and_mask
-from .core.step import apply_action, init_game, try_step
+from .core.layout import GAME_OVER, HAPPY, MAX_LEGAL, MAX_PLAYERS, PENDING_PLAYER, SEATING
+from .core.observe import observe, observe_and_mask
+from .core.scoring import N_SCORE_COLS, SC_TOTAL, final_scores, winners
+from .core.step import apply_action, init_game, legal, try_step
+from .rewards import REWARD_KINDS
 
 LEARNER = -1
 COMPILED_POLICIES = {name: code for code, name in enumerate(POLICY_NAMES)}
 """Compiled agents the kernels play (v1919_env.core.bots policy codes), by agent name."""
+
+# G columns
+G_SEAT, G_SEED, G_WHO, G_LEN, G_END, G_FIN_SEAT, G_FIN_SEED, G_FIN_LEN, G_FIN_WIN, G_NLEGAL = range(10)
+G_COLS = 10
+# G[b, G_END]: what this call did to the game's episode
+RUNNING, TERMINATED, TRUNCATED, ILLEGAL = 0, 1, 2, 3
+# cfg entries (int64)
+CFG_PLAYERS, CFG_VARIANT, CFG_NEGOTIATION, CFG_SEAT, CFG_SEATING = 0, 1, 2, 3, 4
+CFG_SIZE = CFG_SEATING + MAX_PLAYERS          # seating: the players clockwise, -1 = the setup's order
+# reward kinds as the kernel numbers them (rw rows: kind, weight)
+RW_WIN_LOSS, RW_RANK, RW_SCORE_MARGIN = (REWARD_KINDS.index(k) for k in ("win_loss", "rank", "score_margin"))
 
 
 def external_code(slot: int) -> int:
@@ -49,28 +74,200 @@ def advance(s, T, pol, buf, rng):
 
 
 @njit(cache=True)
-def act_and_advance(S, T, rows, actions, pol, rng, ok, who):
-    """For each k: apply actions[k] to game rows[k] if legal (ok[k] = 1; else 0 and the game is
-    unchanged), then play its compiled seats; who[rows[k]] = the seat that decides next, -1 if over."""
-    buf = np.empty(MAX_LEGAL, np.int64)
-    for k in range(rows.shape[0]):
-        b = rows[k]
-        if S[b, GAME_OVER] == 0 and try_step(S[b], T, actions[k], buf):
-            ok[k] = 1
-            who[b] = advance(S[b], T, pol[b], buf, rng[b:b + 1])
-        else:
-            ok[k] = 0
+def _ep_next(ep_rng):
+    """Next output of the episode generator (splitmix64)."""
+    ep_rng[0] += np.uint64(0x9E3779B97F4A7C15)
+    z = ep_rng[0]
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
 
 
 @njit(cache=True)
-def reset_games(S, T, rows, num_players, seeds, variant, negotiation, pol, rng, who):
-    """Start game rows[k] from seeds[k] and play its compiled seats up to the first learner or
-    external decision (who[rows[k]])."""
+def terminal_reward(s, T, seat, kinds, weights, sc):
+    """The learner's terminal reward in finished game s: sum of weights[j] times the reward of kind
+    kinds[j] (REWARD_KINDS index), each as v1919_env.rewards.terminal_rewards computes it from
+    Game.scores(); also returns the winner bit mask. sc: scratch (MAX_PLAYERS, N_SCORE_COLS)."""
+    n = n_players(s)
+    final_scores(s, T, sc)
+    win = winners(s, T, sc)
+    key = np.empty(MAX_PLAYERS, np.int64)        # the rules' ranking key (rewards.ranking_key)
+    total_all = 0
+    for p in range(n):
+        key[p] = (sc[p, SC_TOTAL] * 64 + s[HAPPY + p]) * 64 + issues_controlled(s, p)
+        total_all += sc[p, SC_TOTAL]
+    r = 0.0
+    for j in range(kinds.shape[0]):
+        kind = kinds[j]
+        if kind == RW_WIN_LOSS:
+            k = 0
+            for p in range(n):
+                k += (win >> p) & 1
+            if k == n:
+                v = 0.0
+            elif (win >> seat) & 1:
+                v = 1.0 / k
+            else:
+                v = -1.0 / (n - k)
+        elif kind == RW_RANK:
+            better, same = 0, 0
+            for p in range(n):
+                if key[p] > key[seat]:
+                    better += 1
+                elif key[p] == key[seat]:
+                    same += 1
+            v = 0.0
+            for q in range(better, better + same):   # tied places share the average of their values
+                v += 1.0 - 2.0 * q / (n - 1)
+            v = v / same
+        else:
+            mine = sc[seat, SC_TOTAL]
+            v = min(1.0, max(-1.0, (mine - (total_all - mine) / (n - 1)) / 50.0))
+        r += weights[j] * v
+    return r, win
+
+
+@njit(cache=True)
+def _new_episode(b, S, T, cfg, pool_codes, pool_cum, ep_rng, pol, rng, G, buf):
+    """Start game b's next episode (seed, seat and opponents drawn from ep_rng) and play its
+    compiled seats up to the first learner or external decision."""
+    n = cfg[CFG_PLAYERS]
+    seed = np.int64(_ep_next(ep_rng) >> np.uint64(2))
+    seat = cfg[CFG_SEAT]
+    if seat < 0:
+        seat = np.int64(_ep_next(ep_rng) % np.uint64(n))
+    pol[b, :] = LEARNER
+    for p in range(n):
+        if p != seat:
+            u = (_ep_next(ep_rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+            j = 0
+            while j < pool_cum.shape[0] - 1 and not u < pool_cum[j]:
+                j += 1
+            pol[b, p] = pool_codes[j]
+    s = S[b]
+    init_game(s, T, n, seed, cfg[CFG_VARIANT], cfg[CFG_NEGOTIATION])
+    if cfg[CFG_SEATING] >= 0:                    # nothing before the first decision uses it (Game.new)
+        for i in range(n):
+            s[SEATING + i] = cfg[CFG_SEATING + i]
+    rng[b] = np.uint64(seed) * np.uint64(2) + np.uint64(1)
+    G[b, G_SEAT] = seat
+    G[b, G_SEED] = seed
+    G[b, G_LEN] = 0
+    G[b, G_WHO] = advance(s, T, pol[b], buf, rng[b:b + 1])
+
+
+@njit(cache=True)
+def _end_episode(b, status, S, T, kinds, weights, penalty, pol, G, rewards, fin_obs, fin_pol, fin_state, sc):
+    """Record game b's ended episode (status TERMINATED, TRUNCATED or ILLEGAL): its reward, the
+    learner's final observation, the episode record and the final state."""
+    s = S[b]
+    seat = G[b, G_SEAT]
+    observe(s, T, seat, fin_obs[b])
+    if status == ILLEGAL:
+        rewards[b] = penalty
+        G[b, G_FIN_WIN] = 0
+    else:
+        r, win = terminal_reward(s, T, seat, kinds, weights, sc)
+        rewards[b] = r
+        G[b, G_FIN_WIN] = (win >> seat) & 1
+        fin_state[b, :] = s
+    G[b, G_END] = status
+    G[b, G_FIN_SEAT] = seat
+    G[b, G_FIN_SEED] = G[b, G_SEED]
+    G[b, G_FIN_LEN] = G[b, G_LEN]
+    fin_pol[b, :] = pol[b, :]
+
+
+@njit(cache=True)
+def _settle(b, S, T, cfg, pool_codes, pool_cum, ep_rng, kinds, weights, penalty, pol, rng, G, obs, masks, rewards,
+            fin_obs, fin_pol, fin_state, legal_ids, buf, sc):
+    """After game b's seats have played: end and restart a finished game, then write the learner's
+    observation and mask; returns 1 if the game now waits on an external seat (nothing written)."""
+    if G[b, G_WHO] < 0:
+        status = TRUNCATED if S[b, GAME_OVER] == 2 else TERMINATED
+        _end_episode(b, status, S, T, kinds, weights, penalty, pol, G, rewards, fin_obs, fin_pol, fin_state, sc)
+        _new_episode(b, S, T, cfg, pool_codes, pool_cum, ep_rng, pol, rng, G, buf)
+    w = G[b, G_WHO]
+    if w >= 0 and w != G[b, G_SEAT]:
+        return 1
+    observe(S[b], T, w, obs[b])
+    n = legal(S[b], T, buf)
+    m = masks[b]
+    m[:] = 0
+    for j in range(n):
+        m[buf[j]] = 1
+        legal_ids[b, j] = buf[j]
+    G[b, G_NLEGAL] = n
+    return 0
+
+
+@njit(cache=True)
+def vector_reset(S, T, cfg, pool_codes, pool_cum, ep_rng, kinds, weights, penalty, pol, rng, G, obs, masks, rewards,
+                 fin_obs, fin_pol, fin_state, legal_ids):
+    """A new episode in every game; returns how many wait on an external seat."""
     buf = np.empty(MAX_LEGAL, np.int64)
+    sc = np.zeros((MAX_PLAYERS, N_SCORE_COLS), np.int64)
+    waiting = 0
+    for b in range(S.shape[0]):
+        G[b, G_END] = RUNNING
+        rewards[b] = 0.0
+        _new_episode(b, S, T, cfg, pool_codes, pool_cum, ep_rng, pol, rng, G, buf)
+        waiting += _settle(b, S, T, cfg, pool_codes, pool_cum, ep_rng, kinds, weights, penalty, pol, rng, G, obs,
+                           masks, rewards, fin_obs, fin_pol, fin_state, legal_ids, buf, sc)
+    return waiting
+
+
+@njit(cache=True)
+def vector_step(S, T, actions, cfg, pool_codes, pool_cum, ep_rng, kinds, weights, penalty, pol, rng, G, obs, masks,
+                rewards, fin_obs, fin_pol, fin_state, legal_ids):
+    """One learner action per game (actions[b]), everything else of the vector step in one call
+    (see the module docstring); returns how many games wait on an external seat."""
+    buf = np.empty(MAX_LEGAL, np.int64)
+    sc = np.zeros((MAX_PLAYERS, N_SCORE_COLS), np.int64)
+    waiting = 0
+    for b in range(S.shape[0]):
+        G[b, G_END] = RUNNING
+        rewards[b] = 0.0
+        G[b, G_LEN] += 1
+        s = S[b]
+        a = actions[b]
+        ok = False
+        for j in range(G[b, G_NLEGAL]):        # the legal actions _settle listed for this decision
+            if legal_ids[b, j] == a:
+                ok = True
+                break
+        if ok:
+            apply_action(s, T, a)
+            G[b, G_WHO] = advance(s, T, pol[b], buf, rng[b:b + 1])
+        else:
+            _end_episode(b, ILLEGAL, S, T, kinds, weights, penalty, pol, G, rewards, fin_obs, fin_pol, fin_state, sc)
+            _new_episode(b, S, T, cfg, pool_codes, pool_cum, ep_rng, pol, rng, G, buf)
+        waiting += _settle(b, S, T, cfg, pool_codes, pool_cum, ep_rng, kinds, weights, penalty, pol, rng, G, obs,
+                           masks, rewards, fin_obs, fin_pol, fin_state, legal_ids, buf, sc)
+    return waiting
+
+
+@njit(cache=True)
+def vector_continue(S, T, rows, actions, bad, cfg, pool_codes, pool_cum, ep_rng, kinds, weights, penalty, pol, rng, G,
+                    obs, masks, rewards, fin_obs, fin_pol, fin_state, legal_ids):
+    """External seats' actions: actions[k] for the seat game rows[k] waits on. A legal one is
+    applied and the game goes on as in vector_step; an illegal one sets bad[k] = 1 and leaves the
+    game unchanged. Returns how many of rows still wait on an external seat."""
+    buf = np.empty(MAX_LEGAL, np.int64)
+    sc = np.zeros((MAX_PLAYERS, N_SCORE_COLS), np.int64)
+    waiting = 0
     for k in range(rows.shape[0]):
         b = rows[k]
-        init_game(S[b], T, num_players, seeds[k], variant, negotiation)
-        who[b] = advance(S[b], T, pol[b], buf, rng[b:b + 1])
+        s = S[b]
+        bad[k] = 0
+        if s[GAME_OVER] == 0 and try_step(s, T, actions[k], buf):
+            G[b, G_WHO] = advance(s, T, pol[b], buf, rng[b:b + 1])
+            waiting += _settle(b, S, T, cfg, pool_codes, pool_cum, ep_rng, kinds, weights, penalty, pol, rng, G, obs,
+                               masks, rewards, fin_obs, fin_pol, fin_state, legal_ids, buf, sc)
+        else:
+            bad[k] = 1
+            waiting += 1
+    return waiting
 
 
 @njit(cache=True)
@@ -81,10 +278,3 @@ def observe_rows(S, T, rows, seats, obs, masks):
     for k in range(rows.shape[0]):
         observe_and_mask(S[rows[k]], T, seats[k], obs[k], masks[k], buf)
 
-
-@njit(cache=True)
-def step_observe(S, T, rows, actions, pol, rng, seats, ok, who, obs, masks):
-    """One vector step in one call: act_and_advance over rows, then observe_rows of the learner
-    seats (a game stopped at an external seat or over gets an all-zero mask)."""
-    act_and_advance(S, T, rows, actions, pol, rng, ok, who)
-    observe_rows(S, T, rows, seats, obs, masks)
