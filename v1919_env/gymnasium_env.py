@@ -62,14 +62,15 @@ class Versailles1919Env(gym.Env):
     nations clockwise around the table (see v1919_env.seating); `seat` is a nation index."""
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 1}
+    PLAYERS = (2, 3, 4)
 
     def __init__(self, num_players: int = 4, seat: int = 0, opponents: Sequence | Callable | None = None,
                  reward: str = "win_loss", obs_mode: str = "dict", render_mode: str | None = None,
                  variant: str = "standard", negotiation: bool = False, card_set: str | None = None,
                  random_seat: bool = False, illegal_action: str = "penalize", illegal_penalty: float = -1.0,
                  seating=None):
-        if num_players not in (2, 3, 4):
-            raise ValueError(f"num_players must be 2, 3 or 4, got {num_players}")
+        if num_players not in self.PLAYERS:
+            raise ValueError(f"num_players must be one of {self.PLAYERS}, got {num_players}")
         if not 0 <= seat < num_players:
             raise ValueError(f"seat must be in 0..{num_players - 1}, got {seat}")
         if reward not in REWARD_KINDS:
@@ -106,9 +107,17 @@ class Versailles1919Env(gym.Env):
         self._buf = np.empty(L.MAX_LEGAL, np.int64)
         self.game: Game | None = None
         self._ended = False
-        self.card_set_label = Game.new(num_players, seed=0, **self.config).cards.label
+        self.card_set_label = self._new_game(0).cards.label
 
     # ------------------------------------------------------------------ helpers
+    def _new_game(self, seed: int) -> Game:
+        return Game.new(self.num_players, seed=seed, **self.config)
+
+    def _reward(self, scores: list[dict] | None) -> float:
+        """The learner's reward for a legal step: its terminal reward once the game is over (`scores`),
+        else 0."""
+        return 0.0 if scores is None else float(terminal_rewards(scores, self.reward_kind)[self.seat])
+
     def _observe(self, seat: int):
         obs = np.empty(OBS_SIZE, np.float32)
         mask = np.empty(NUM_ACTIONS, np.int8)
@@ -170,7 +179,7 @@ class Versailles1919Env(gym.Env):
             elif k != self.seat and callable(getattr(pol, "reset", None)):
                 pol.reset(game_seed + 7 * k + 1)
         self._rng_state[0] = np.uint64(game_seed * 2 + 1)
-        self.game = Game.new(self.num_players, seed=game_seed, **self.config)
+        self.game = self._new_game(game_seed)
         self._ended = False
         try:
             self._play_opponents()
@@ -215,9 +224,8 @@ class Versailles1919Env(gym.Env):
         if g.state[L.GAME_OVER]:
             sc = g.scores()
             info["scores"] = sc
-            reward = terminal_rewards(sc, self.reward_kind)[self.seat]
-            return obs, float(reward), not g.truncated, g.truncated, info
-        return obs, 0.0, False, False, info
+            return obs, self._reward(sc), not g.truncated, g.truncated, info
+        return obs, self._reward(None), False, False, info
 
     def action_masks(self) -> np.ndarray:
         """Boolean mask of the learner's legal actions (sb3-contrib MaskablePPO)."""
