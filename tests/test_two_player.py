@@ -285,8 +285,8 @@ def test_invariants_hold_on_every_step_of_random_two_player_games():
 
 
 def test_game_new_rejects_other_player_counts_naming_the_field():
-    for bad in (0, 1, 5, True, 2.0):
-        with pytest.raises(ValueError, match="num_players must be the integer 2, 3 or 4"):
+    for bad in (0, 5, True, 2.0):          # 1 is the solitaire game (tests/test_solitaire_core.py)
+        with pytest.raises(ValueError, match=r"num_players must be the integer 1 \(solitaire\), 2, 3 or 4"):
             Game.new(bad)
 
 

@@ -17,7 +17,11 @@ from .cards import CardSet, file_state, load_card_set
 from .core import layout as L
 from .core import tables as TB
 from .core.scoring import N_SCORE_COLS, SC_FLAGS, SC_HAPPINESS, SC_ISSUES, SC_STRATEGY, SC_TOTAL, final_scores, winners
-from .core.step import MAX_LEGAL, init_game, legal, try_step
+from .core.board import faction_strength
+from .core.setup import new_game
+from .core.solo import solo_configure
+from .core.step import MAX_LEGAL, legal, try_step
+from .core.step import run as run_kernel
 from .card_names import CardNames, is_int, names_of
 from .position import FORMAT as POSITION_FORMAT  # noqa: F401  (re-exported)
 from .position import VERSION as POSITION_VERSION  # noqa: F401  (re-exported)
@@ -54,9 +58,45 @@ def card_tables(card_set: str | None = None) -> tuple[CardSet, np.ndarray]:
     return _tables("<standard>" if card_set is None else str(card_set), file_state(card_set))
 
 
+SOLO_FACTION_NAMES = NATIONS[:L.SOLO_FACTIONS]
+"""The solitaire game's factions, in faction (seat) order: uk, france, usa (EN:836)."""
+
+
+def _solo_config(solo: bool, faction, target_vp, negotiation) -> tuple[int, int]:
+    """Checked solitaire settings: (faction index or -1, target VP)."""
+    if not solo:
+        if faction is not None:
+            raise ValueError(f"faction is a solitaire setting (num_players=1), got faction={faction!r}")
+        if target_vp != L.SOLO_DEFAULT_TARGET:
+            raise ValueError(f"target_vp is a solitaire setting (num_players=1), got target_vp={target_vp!r}")
+        return -1, 0
+    if faction is not None and (not isinstance(faction, str) or faction.lower() not in SOLO_FACTION_NAMES):
+        raise ValueError(f"faction must be one of {list(SOLO_FACTION_NAMES)} or None (the faction that goes last), "
+                         f"got {faction!r}")
+    if not is_int(target_vp) or not 1 <= target_vp <= 999:
+        raise ValueError(f"target_vp (the solitaire level) must be an integer in 1..999 (the rules' first game: "
+                         f"{L.SOLO_DEFAULT_TARGET}), got {target_vp!r}")
+    if negotiation:
+        raise ValueError("negotiation is not available in the solitaire game (there is nobody to negotiate with)")
+    return (-1 if faction is None else SOLO_FACTION_NAMES.index(faction.lower())), int(target_vp)
+
+
 class Game:
-    """A game of Versailles 1919 (2, 3 or 4 players) over the compiled rules core. The 2-player game
-    (UK and France) has the USA as a third faction run by the player whose turn it is."""
+    """A game of Versailles 1919 (1 to 4 players) over the compiled rules core. The 2-player game
+    (UK and France) has the USA as a third faction run by the player whose turn it is.
+
+    The solitaire game (EN:832-966): `Game.new(1, seed=0, faction=None, target_vp=20)`. Three
+    factions (UK, France, USA, factions 0-2) are on the board; the one player (seat 0, always the
+    `current_player`) controls one of them (`solo_faction`) and the rule bots run the other two
+    inside the kernel. `faction` is the faction the player starts with ('uk', 'france', 'usa'; it
+    then goes last, EN:872; None: a random turn order and the faction that goes last); `target_vp`
+    is the level, the VP that wins ("First Game" 20, raised by 5 after a win, EN:959-963; the rules
+    name no other levels). The player scores 1 VP at the start of its faction's turn when that
+    faction is the sole strongest and every faction controls an issue (`player_vp`,
+    `faction_strengths()`), switches to the weakest faction whenever an issue is unsettled, and wins
+    with `player_vp >= target_vp` when the game ends as usual (`won`). Where the bot rules leave a
+    choice ("player's choice") the player decides for the bot: `acting_for` is then the bot's
+    faction and the legal actions are those the bot rules allow."""
 
     __slots__ = ("state", "cards", "T", "_buf")
 
@@ -69,25 +109,38 @@ class Game:
     # ------------------------------------------------------------------ construction
     @classmethod
     def new(cls, num_players: int = 4, seed: int = 0, variant: str = "standard", negotiation: bool = False,
-            card_set: str | None = None, seating=None) -> "Game":
-        """A new game after setup, at the first decision. variant: the board's deck variants
-        (standard, longer, even_longer, longest; the earlier ids short15 and long10 still work);
-        negotiation: the Negotiations-5 transfer action;
-        seating: the players' nations clockwise around the table (default UK, France, USA, Italy;
-        the Player's Manual sits ["uk", "usa", "italy", "france"]), see v1919_env.seating."""
-        if not is_int(num_players) or num_players not in GAME_INFO["num_players"]:
-            raise ValueError(f"num_players must be the integer 2, 3 or 4 (the solitaire rules are not "
-                             f"implemented yet), got {num_players!r}")
+            card_set: str | None = None, seating=None, faction: str | None = None,
+            target_vp: int = L.SOLO_DEFAULT_TARGET) -> "Game":
+        """A new game after setup, at the first decision. num_players: 1 (the solitaire game), 2, 3
+        or 4; variant: the board's deck variants (standard, longer, even_longer, longest; the earlier
+        ids short15 and long10 still work); negotiation: the Negotiations-5 transfer action (not in
+        the solitaire game); seating: the players' nations (the solitaire factions) clockwise around
+        the table (default UK, France, USA, Italy; the Player's Manual sits ["uk", "usa", "italy",
+        "france"]), see v1919_env.seating; faction, target_vp: the solitaire game's starting faction
+        and level (see the class docstring)."""
+        return cls._setup(num_players, seed, variant, negotiation, card_set, seating, faction, target_vp, run=True)
+
+    @classmethod
+    def _setup(cls, num_players, seed, variant, negotiation, card_set, seating, faction, target_vp, run):
+        """`new`; with run=False the game stops before its first decision (positions start from it)."""
+        if not is_int(num_players) or num_players not in (1,) + GAME_INFO["num_players"]:
+            raise ValueError(f"num_players must be the integer 1 (solitaire), 2, 3 or 4, got {num_players!r}")
         if not is_int(seed) or not 0 <= seed < 2 ** 63:
             raise ValueError(f"seed must be an integer in 0..2**63-1, got {seed!r}")
         if not isinstance(negotiation, (bool, np.bool_)):
             raise ValueError(f"negotiation must be True or False, got {negotiation!r}")
-        order = parse_seating(seating, int(num_players))
+        solo = num_players == 1
+        fi, target = _solo_config(solo, faction, target_vp, negotiation)
+        order = parse_seating(seating, L.SOLO_FACTIONS if solo else int(num_players))
         cs, T = card_tables(card_set)
         vi = variant_index(cs, variant)
         s = np.zeros(L.STATE_SIZE, L.STATE_DTYPE)
-        init_game(s, T, int(num_players), int(seed), vi, int(negotiation))
+        new_game(s, T, int(num_players), int(seed), vi, int(negotiation))
         s[L.SEATING:L.SEATING + len(order)] = order       # nothing before the first decision uses it
+        if solo:
+            solo_configure(s, fi, target)
+        if run:
+            run_kernel(s, T, 0, -1)
         return cls(s, cs, T)
 
     def clone(self) -> "Game":
@@ -96,18 +149,50 @@ class Game:
     # ------------------------------------------------------------------ queries
     @property
     def num_players(self) -> int:
-        """Players (seats that decide): 2, 3 or 4."""
-        return 2 if self.two_player else int(self.state[L.NUM_PLAYERS])
+        """Players (seats that decide): 1 (solitaire), 2, 3 or 4."""
+        return 2 if self.two_player else (1 if self.solitaire else int(self.state[L.NUM_PLAYERS]))
 
     @property
     def num_factions(self) -> int:
-        """Factions with pieces on the board: the players, plus the USA in the 2-player game."""
+        """Factions with pieces on the board: the players, plus the USA in the 2-player game; the
+        three solitaire factions."""
         return int(self.state[L.NUM_PLAYERS])
+
+    # ------------------------------------------------------------------ the solitaire game
+    @property
+    def solitaire(self) -> bool:
+        """True for the solitaire game (one player, two rule bots)."""
+        return int(self.state[L.MODE]) == L.MODE_SOLO
+
+    @property
+    def solo_faction(self) -> int:
+        """Solitaire: the faction (0 UK, 1 France, 2 USA) the player controls now; -1 otherwise."""
+        return int(self.state[L.SOLO_FACTION]) if self.solitaire else -1
+
+    @property
+    def player_vp(self) -> int:
+        """Solitaire: the player's victory points (EN:877); 0 otherwise."""
+        return int(self.state[L.SOLO_VP]) if self.solitaire else 0
+
+    @property
+    def target_vp(self) -> int:
+        """Solitaire: the level, the VP that wins (EN:959); 0 otherwise."""
+        return int(self.state[L.SOLO_TARGET]) if self.solitaire else 0
+
+    @property
+    def won(self) -> bool:
+        """Solitaire: the player has reached the level (a win once the game is over, EN:959)."""
+        return self.solitaire and self.player_vp >= self.target_vp
+
+    def faction_strengths(self) -> list[int]:
+        """Faction Strength of the UK, France and the USA (EN:856: stars of the issues each controls +
+        1 per own strategy icon on any settled issue); defined for any game, used by the solitaire."""
+        return [int(faction_strength(self.state, self.T, p)) for p in range(min(3, self.num_factions))]
 
     @property
     def seating(self) -> list[str]:
-        """The players' nations clockwise around the table, starting with the UK."""
-        return seating_names(self.state[L.SEATING:L.SEATING + self.num_players])
+        """The players' nations (the solitaire factions) clockwise around the table, starting with the UK."""
+        return seating_names(self.state[L.SEATING:L.SEATING + (self.num_factions if self.solitaire else self.num_players)])
 
     @property
     def two_player(self) -> bool:
@@ -185,7 +270,11 @@ class Game:
         more = f" (and {n - 20} more)" if n > 20 else ""
         what = codec.describe(a, self)
         who = self.seat_name(self.current_player)
-        if self.acting_for != self.current_player:       # the 2-player game's USA faction (EN:791)
+        if self.solitaire:
+            who = f"the player (controlling {self.seat_name(self.solo_faction)})"
+            if self.acting_for != self.solo_faction:
+                who += f" deciding for the {self.seat_name(self.acting_for)} bot (solitaire bot rules, EN:888-947)"
+        elif self.acting_for != self.current_player:       # the 2-player game's USA faction (EN:791)
             who += f" deciding for the {self.seat_name(self.acting_for)} (2-player USA rules, EN:796-823)"
         raise IllegalActionError(
             f"action {a} ({what}) is not legal in phase '{self.decision}' for {who}"
@@ -201,6 +290,8 @@ class Game:
         and issues controlled share it, EN:765-769) and `tie_break`, the criterion that puts the seat
         ahead of the one ranked next ('total', 'happiness_level', 'issues_controlled'; 'shared' when
         tied on all three, None for the last). v1919_env.rewards.ranking_key is the one ordering."""
+        if self.solitaire:
+            return [self._solo_score()]
         out = np.zeros((L.MAX_PLAYERS, N_SCORE_COLS), np.int64)
         final_scores(self.state, self.T, out)
         win = winners(self.state, self.T, out)
@@ -215,6 +306,13 @@ class Game:
         for r, rank, tb in zip(res, ranks(res), tie_breaks(res)):
             r["rank"], r["tie_break"] = rank, tb
         return res
+
+    def _solo_score(self) -> dict:
+        """The solitaire player's result: VP against the level (EN:957-961), the faction it controls
+        and the factions' strengths."""
+        st = self.faction_strengths()
+        return {"seat": 0, "nation": NATIONS[self.solo_faction], "total": self.player_vp, "target_vp": self.target_vp,
+                "winner": self.won, "strengths": dict(zip(SOLO_FACTION_NAMES, st)), "rank": 1, "tie_break": None}
 
     # ------------------------------------------------------------------ names (for describe / render)
     def seat_name(self, p: int) -> str:
@@ -311,6 +409,9 @@ class Game:
         return board_svg(self)
 
     def __repr__(self) -> str:
+        if self.solitaire:
+            return (f"Game(solitaire as {self.seat_name(self.solo_faction)}, {self.player_vp}/{self.target_vp} VP, "
+                    f"turn {self.turn}, {self.decision} for {self.seat_name(self.acting_for)}, cards {self.cards.label})")
         return (f"Game({self.num_players}p, turn {self.turn}, {self.decision} by "
                 f"{self.seat_name(self.current_player)}, cards {self.cards.label})")
 

@@ -35,7 +35,7 @@ ENGINE_FIELDS = ("pass_streak", "settling", "settle_gained", "drawn", "bid_issue
 TOP_KEYS = {"format", "version", "card_set", "card_set_digest", "num_players", "variant", "negotiation", "seed",
             "seating", "first_player", "active", "turn", "decisions", "game_over", "pending", "turn_state", "rng",
             "forced_dice", "happiness", "players", "regions", "demobilize_next", "table", "waiting_room", "issue_deck",
-            "issue_discards", "settled", "events", "strategies", "engine", "two_player"}
+            "issue_discards", "settled", "events", "strategies", "engine", "two_player", "solitaire"}
 
 
 UNSEALED = ("forced_dice", "rng")      # fields a mid-procedure position may still change
@@ -99,7 +99,9 @@ def to_dict(g) -> dict:
             vals = vals[:int(s[L.SP]) * L.FRAME_W]
         engine[name] = vals[0] if n == 1 else vals
     pos = int(s[L.FORCED_POS])
-    pending = {"decision": L.DECISION_NAMES.get(int(s[L.PENDING]), "none"), "player": seat(int(s[L.PENDING_PLAYER]))}
+    # the solitaire player decides as the faction it controls (its decisions for a bot: solitaire.pending_for)
+    pending = {"decision": L.DECISION_NAMES.get(int(s[L.PENDING]), "none"),
+               "player": seat(int(s[L.SOLO_FACTION] if g.solitaire else s[L.PENDING_PLAYER]))}
     turn_state = {"political_done": bool(s[L.POL_DONE]), "military_done": bool(s[L.MIL_DONE])}
     d = {
         "format": FORMAT, "version": VERSION, "card_set": cs.label, "card_set_digest": cs.digest,
@@ -132,6 +134,8 @@ def to_dict(g) -> dict:
     }
     if g.two_player:
         d["two_player"] = R.two_player_to_dict(g)
+    if g.solitaire:
+        d["solitaire"] = R.solitaire_to_dict(g)
     engine["digest"] = _position_digest(d)
     return d
 
@@ -158,6 +162,8 @@ def from_dict(cls, d: dict, card_set=None):
         _check_engine_digest(d)
     g = R.read_header(cls, d, card_set)
     s, T, np_, nf = g.state, g.T, g.num_players, g.num_factions     # nf: the 2-player game's USA too
+    if g.solitaire:
+        np_ = nf                  # the solitaire factions take the seats' places in the position
     default = to_dict(g)
     names = Lookup(g)
     R.read_turn(d, s, np_, nf)
@@ -166,11 +172,14 @@ def from_dict(cls, d: dict, card_set=None):
     R.read_regions(d, s, T)
     R.read_issues(d, g, names, default)
     R.read_events(d, g, names, default)
-    R.read_strategies(d, s, np_, names)
+    R.read_strategies(d, s, 0 if g.solitaire else np_ + 1, names)
     R.read_players(d, s, T, nf, names, g.two_player)
     R.check_tracks(s, T, nf)
     R.read_demobilize(d, s, T, nf)
     R.read_decision(d, s, np_, ENGINE_FIELDS)
     R.read_two_player(d, s, g.two_player)
+    R.read_solitaire(d, g)
     R.check_unit_limits(s, T, nf)
+    if g.solitaire:
+        R.start_solitaire(g)
     return g

@@ -27,21 +27,29 @@ def read_header(cls, d: dict, card_set=None):
     ver = d.get("version", VERSION)
     if type(ver) is not int or ver != VERSION:       # exactly the integer: not 1.0, not true
         err("version", f"this build reads position version {VERSION} (an integer), got {ver!r}")
-    np_ = as_int(d.get("num_players", 4), "num_players", 2, 4)
+    np_ = as_int(d.get("num_players", 4), "num_players", 1, 4)
     negotiation = as_bool(d.get("negotiation", False), "negotiation")
     seed = as_int(d.get("seed", 0), "seed", 0, 2 ** 62)
     try:
-        seating = parse_seating(d.get("seating"), np_)
+        seating = parse_seating(d.get("seating"), L.SOLO_FACTIONS if np_ == 1 else np_)
     except ValueError as e:
         raise PositionError(str(e)) from None
-    g = cls.new(np_, seed=seed, negotiation=negotiation, card_set=card_set, seating=seating)
+
+    def setup(variant):
+        # the solitaire game stops before its first decision: the bots must not play the default setup
+        try:
+            return cls._setup(np_, seed, variant, negotiation, card_set, seating, None, L.SOLO_DEFAULT_TARGET,
+                              run=np_ != 1)
+        except ValueError as e:
+            raise PositionError(str(e)) from None
+
+    g = setup("standard")
     try:
         vi = variant_index(g.cards, d.get("variant", "standard"))
     except ValueError as e:
         err("variant", str(e))
     if vi:
-        g = cls.new(np_, seed=seed, variant=d["variant"], negotiation=negotiation, card_set=card_set,
-                    seating=seating)
+        g = setup(d["variant"])
     _check_card_set(d, g.cards)
     return g
 
@@ -366,14 +374,15 @@ def read_events(d: dict, g, names, default: dict) -> None:
 
 
 # ----------------------------------------------------------------------------- strategies, players
-def read_strategies(d: dict, s, np_: int, names) -> None:
+def read_strategies(d: dict, s, n_dealt: int, names) -> None:
+    """strategies: the n_dealt cards dealt face up (one more than the players; none in solitaire)."""
     stg = d.get("strategies", {})
     check_keys(stg, {"dealt", "draft_done"}, "strategies")
     if "dealt" in stg:
         dealt = [names.strategy(v, f"strategies.dealt[{k}]")
                  for k, v in enumerate(as_list(stg["dealt"], "strategies.dealt"))]
-        if len(dealt) != np_ + 1 or len(set(dealt)) != len(dealt):
-            err("strategies.dealt", f"expected {np_ + 1} different strategy cards")
+        if len(dealt) != n_dealt or len(set(dealt)) != len(dealt):
+            err("strategies.dealt", f"expected {n_dealt} different strategy cards")
         s[L.STRAT_DEALT:L.STRAT_DEALT + L.MAX_PLAYERS + 1] = -1
         s[L.STRAT_DEALT:L.STRAT_DEALT + len(dealt)] = dealt
     s[L.DRAFT_DONE] = int(as_bool(stg.get("draft_done", False), "strategies.draft_done"))
@@ -519,6 +528,66 @@ def read_two_player(d: dict, s, two_player: bool) -> None:
     if not s[L.GAME_OVER] and s[L.PENDING_PLAYER] != want:
         err("two_player.pending_for", f"a decision for {NATIONS[int(s[L.PENDING_FACTION])]} is taken by "
                                       f"{NATIONS[want]}, not {NATIONS[int(s[L.PENDING_PLAYER])]}")
+
+
+def solitaire_to_dict(g) -> dict:
+    """The solitaire game's own state (EN:832-966): the faction the player controls, its VP, the
+    level, the factions' strengths (derived: checked when read) and whom the pending decision is for
+    (the player's faction, or a bot whose choice the rules leave to the player)."""
+    s = g.state
+    return {"faction": NATIONS[int(s[L.SOLO_FACTION])], "vp": int(s[L.SOLO_VP]), "target_vp": int(s[L.SOLO_TARGET]),
+            "strengths": dict(zip(NATIONS, g.faction_strengths())),
+            "pending_for": NATIONS[int(s[L.PENDING_FACTION])] if not g.is_over else None}
+
+
+def read_solitaire(d: dict, g) -> None:
+    """The `solitaire` section (absent: the setup's faction, 0 VP, level 20) and what the solitaire
+    setup fixes: no strategy cards, no Italian or Japanese happiness, two waiting-room issues, no
+    cube on an event (EN:860-875, EN:919)."""
+    s = g.state
+    if not g.solitaire:
+        if "solitaire" in d:
+            err("solitaire", "only a solitaire position (num_players 1) has this section")
+        return
+    sp = d.get("solitaire", {})
+    check_keys(sp, {"faction", "vp", "target_vp", "strengths", "pending_for"}, "solitaire")
+    if "faction" in sp:
+        s[L.SOLO_FACTION] = seat(sp["faction"], L.SOLO_FACTIONS, "solitaire.faction")
+    s[L.SOLO_VP] = as_int(sp.get("vp", 0), "solitaire.vp", 0, 10 ** 4)
+    s[L.SOLO_TARGET] = as_int(sp.get("target_vp", L.SOLO_DEFAULT_TARGET), "solitaire.target_vp", 1, 999)
+    for k, n in enumerate(NATIONS[L.SOLO_FACTIONS:], L.SOLO_FACTIONS):
+        if s[L.HAPPY + k]:
+            err(f"happiness.{n}", f"{n}'s happiness is out of play in the solitaire game (0), got {int(s[L.HAPPY + k])}")
+    for p in range(L.SOLO_FACTIONS):
+        if s[L.PLAYER_STRAT + p] >= 0:
+            err(f"players.{NATIONS[p]}.strategy", "the solitaire game has no strategy cards (EN:866)")
+    if s[L.SLOT_ISSUE + L.N_SLOTS - 1] >= 0:
+        err("waiting_room[2]", "the solitaire game uses two waiting-room issue spaces (EN:864)")
+    if s[L.EV_CUBE] >= 0:
+        err("events.table.cube", "no influence is placed on events in the solitaire game (EN:919)")
+    if "strengths" in sp:
+        check_keys(sp["strengths"], NATIONS[:L.SOLO_FACTIONS], "solitaire.strengths")
+        for n, v in sp["strengths"].items():
+            want = g.faction_strengths()[NATIONS.index(n)]
+            if as_int(v, f"solitaire.strengths.{n}", 0, 999) != want:
+                err(f"solitaire.strengths.{n}", f"{v} given, but the issues and counters of the position give {want} "
+                                                "(Faction Strength is derived, EN:856)")
+    pf = sp.get("pending_for")
+    if pf is not None:
+        s[L.PENDING_FACTION] = seat(pf, L.SOLO_FACTIONS, "solitaire.pending_for")
+    elif d.get("pending") is None or d.get("engine") is None:
+        s[L.PENDING_FACTION] = s[L.ACTIVE] if s[L.PENDING] == L.D_TURN else s[L.SOLO_FACTION]
+    else:
+        err("solitaire.pending_for", "a mid-procedure solitaire position needs it")
+    s[L.PENDING_PLAYER] = 0
+
+
+def start_solitaire(g) -> None:
+    """Let the bots play up to the player's first decision of a position that starts at a bot's
+    decision the bot rules settle (a position to_dict wrote is already at the player's)."""
+    from .core.step import run
+    if not g.is_over and g.state[L.PENDING] != 0:
+        run(g.state, g.T, 0, -1)
 
 
 def check_unit_limits(s, T, np_: int) -> None:

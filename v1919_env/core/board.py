@@ -7,12 +7,20 @@ from numba import njit
 
 from .layout import (DEMOB_NEXT, DEP_COL, FORCED, FORCED_N, FORCED_POS, FRAME_W, F_A0,
                      F_PROC, F_STEP, HAPPY, INF_AVAIL, INF_EXH, ISSUE_CTRL, ISSUE_NAVAL_UK, ISSUE_OPT, KEG,
-                     MAX_FRAMES, MAX_PLAYERS, MIL_AVAIL, MIL_DEMOB, MIL_EXH, MODE, MODE_TWO, N_ISSUES, N_REGIONS,
+                     MAX_FRAMES, MAX_PLAYERS, MIL_AVAIL, MIL_DEMOB, MIL_EXH, MODE, MODE_SOLO, MODE_TWO, N_ISSUES, N_REGIONS,
                      NUM_PLAYERS, ACTIVE, PENDING, PENDING_FACTION, PENDING_PLAYER, P_MUTINY, RNG, SEATING, SETTLING,
                      SLOT_CUBES, SP, STACK, TURN_OWNER, UNREST, USA_FACTION)
 from .tables import (MAX_DEMOB, T_DEMOB_LAST, T_DEMOB_N, T_DEMOB_VAL, T_HAPPY_MAX, T_ISSUE_CAT, T_ISSUE_STARS,
                      T_KEG_MAX, T_MILITARY, T_OPT_CTR, T_OPT_NAVAL, T_REGION_OF_DIE, T_TRACK_COLS, T_UNITS_ALLOWED)
-from ..vocab import N_COUNTERS
+from ..vocab import N_COUNTERS, counter_slot
+
+SOLO_ICONS = np.array([[counter_slot(k, f) for k, f in row] for row in (
+    (("naval", "uk"), ("bolshevik_containment", None), ("empire", "uk")),                 # UK (EN:847)
+    (("german_containment", None), ("german_reparations", None), ("empire", "france")),   # France (EN:846)
+    (("self_determination", None), ("industrial_growth", None), ("naval", "usa")))],      # USA (EN:848)
+    np.int64)
+"""The solitaire factions' strategy icons (COUNTERS slots), one row per faction; France's "German
+Economy" is the German Reparations counter (card inventory, EN:846)."""
 
 MASK32 = np.uint64(0xFFFFFFFF)
 
@@ -28,6 +36,15 @@ def splitmix64(seed):
     if z == np.uint64(0):
         z = np.uint64(1)
     return z
+
+
+@njit(cache=True)
+def _policy_next(r):
+    """One xorshift64 step of a policy's own generator (uint64), never the game's."""
+    r ^= r << np.uint64(13)
+    r ^= r >> np.uint64(7)
+    r ^= r << np.uint64(17)
+    return r
 
 
 @njit(cache=True)
@@ -134,10 +151,15 @@ def top(s):
 def decide(s, kind, player):
     """Make `player` the one to decide a `kind` decision; the driver then returns to the caller.
 
-    A decision of the 2-player game's USA faction goes to the player whose turn it is (EN:791)."""
+    A decision of the 2-player game's USA faction goes to the player whose turn it is (EN:791); in the
+    solitaire game the one player (seat 0) takes every decision that reaches it, for whichever faction
+    (the bots' own are taken inside the kernel, core/solo.py)."""
     s[PENDING] = kind
     s[PENDING_FACTION] = player
-    s[PENDING_PLAYER] = s[TURN_OWNER] if is_usa_faction(s, player) else player
+    if s[MODE] == MODE_SOLO:
+        s[PENDING_PLAYER] = 0
+    else:
+        s[PENDING_PLAYER] = s[TURN_OWNER] if is_usa_faction(s, player) else player
 
 
 # ----------------------------------------------------------------------------- seats
@@ -435,3 +457,23 @@ def issues_in_region(s, T, p, r):
             n += 1
     return n
 
+
+
+@njit(cache=True)
+def is_solo_icon(p, slot):
+    """True if a counter of COUNTERS slot `slot` is one of solitaire faction p's strategy icons (EN:844)."""
+    return p < SOLO_ICONS.shape[0] and (SOLO_ICONS[p, 0] == slot or SOLO_ICONS[p, 1] == slot or SOLO_ICONS[p, 2] == slot)
+
+
+@njit(cache=True)
+def faction_strength(s, T, p):
+    """Solitaire Faction Strength (EN:856): stars of the issues p controls, plus 1 for each of its
+    strategy icons on any settled issue, whoever controls it."""
+    v = 0
+    for i in range(N_ISSUES):
+        if s[ISSUE_CTRL + i] >= 0:
+            if s[ISSUE_CTRL + i] == p:
+                v += T[T_ISSUE_STARS + i]
+            for j in range(SOLO_ICONS.shape[1]):
+                v += issue_counter(s, T, i, SOLO_ICONS[p, j])
+    return v

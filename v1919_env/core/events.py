@@ -13,7 +13,8 @@ from .board import (add_keg, change_happiness, clockwise, count_counters, decide
 from .layout import (MAX_LEGAL, D_BRANCH, D_CHOOSE_PLAYER, D_CHOOSE_REGION, D_DEMOB, D_DEPLOY, D_OPTIONAL, D_SIGN, D_TO_AVAIL,
                      D_TO_EXH, D_UNSETTLE, D_WAITING_ISSUE, DEP_COL, EV_CUR, EV_ITER, EV_REG, EV_REGMASK, EV_SIGN,
                      EV_STAGE, F_A0, HAPPY, INF_AVAIL, ISSUE_CTRL, KEG, ISSUE_OPT, MAX_PLAYERS, MIL_AVAIL, MIL_EXH,
-                     N_ISSUES, N_REGIONS, N_SLOTS, N_TABLE, NUM_PLAYERS, P_BID, P_EVENT, P_OPTION, P_UPRISING, RET,
+                     MODE, MODE_SOLO, N_ISSUES, N_REGIONS, N_SLOTS, N_TABLE, NUM_PLAYERS, P_BID, P_EVENT, P_OPTION, P_SWITCH,
+                     P_UPRISING, RET,
                      SETTLE_GAINED, SETTLING, SLOT_CUBES, SLOT_ISSUE)
 from .tables import (EV_LEN, OP_BRANCH_END, OP_CHOICE, OP_CHOOSE_PLAYER, OP_CHOOSE_REGIONS, OP_CLEAR_WAITING,
                      OP_DEMOB_ACTION, OP_DEPLOY_ACTION, OP_END, OP_EXHAUST, OP_HAPPY, OP_IF_NO_COUNTERS, OP_KEG,
@@ -449,8 +450,15 @@ def event_proc(s, T, kind, a):
             if s[EV_STAGE] == 3:
                 _next(s, f)
                 continue
-            if kind == D_UNSETTLE:
-                i = a - A_CHOOSE_ISSUE
+            if kind == D_UNSETTLE and s[MODE] == MODE_SOLO:
+                # solitaire: the player switches faction before the issue leaves its controller
+                # (EN:951, rulings A-33); the unsettle goes on when the switch is done
+                s[EV_REG] = a - A_CHOOSE_ISSUE
+                s[EV_STAGE] = 4
+                push(s, P_SWITCH)
+                return
+            if kind == D_UNSETTLE or s[EV_STAGE] == 4:
+                i = a - A_CHOOSE_ISSUE if kind == D_UNSETTLE else s[EV_REG]
                 prev = s[ISSUE_CTRL + i]
                 s[ISSUE_CTRL + i] = -1
                 s[ISSUE_OPT + i] = -1

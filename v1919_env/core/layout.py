@@ -43,8 +43,11 @@ VERSION = _f("version")
 NUM_PLAYERS = _f("num_players")
 VARIANT = _f("variant")                  # deck variant index (board.deck_variants)
 NEGOTIATION = _f("negotiation")          # 1: the negotiation-transfer variant is on
-MODE = _f("mode")                        # MODE_STANDARD (3-4 players) or MODE_TWO (2 players + the USA faction)
+MODE = _f("mode")                        # MODE_STANDARD (3-4 players), MODE_TWO (2 players + the USA faction), MODE_SOLO
 TURN_OWNER = _f("turn_owner")            # MODE_TWO: the player whose turn it is (runs the USA, EN:785-795)
+SOLO_FACTION = _f("solo_faction")        # MODE_SOLO: the faction the player controls now (EN:836-838)
+SOLO_VP = _f("solo_vp")                  # MODE_SOLO: the player's victory points (EN:877-881)
+SOLO_TARGET = _f("solo_target")          # MODE_SOLO: the VP level that wins (EN:959-961)
 FIRST_PLAYER = _f("first_player")
 SEATING = _f("seating", MAX_PLAYERS)     # the seats clockwise, starting with seat 0 (board.clockwise)
 ACTIVE = _f("active")                    # whose turn it is
@@ -131,7 +134,10 @@ STATE_DTYPE = np.int32
 
 # game modes (MODE) and the USA faction of the 2-player game (EN:771-830)
 MODE_STANDARD = 0
+MODE_SOLO = 1          # the solitaire game: three factions, one the player's, two bots (EN:832-966)
 MODE_TWO = 2
+SOLO_FACTIONS = 3      # UK, France, USA (EN:836)
+SOLO_DEFAULT_TARGET = 20   # "First Game: If the player has 20 or more VP they win" (EN:959)
 USA_FACTION = 2        # the USA's seat index: its cubes, issues and happiness slots (vocab.NATIONS)
 
 # frame slots
@@ -147,6 +153,7 @@ P_DRAFT = 5
 P_EVENT = 6
 P_MUTINY = 7
 P_OPTION = 8           # choose and apply an issue option (settle, uprising, unsettle)
+P_SWITCH = 9           # solitaire: the player switches to the weakest faction (EN:949-953)
 
 # decision kinds (PENDING)
 D_NONE = 0
@@ -176,7 +183,8 @@ D_DEMOB = 23          # demobilize action (event)
 D_MUTINY = 24
 D_TO_AVAIL = 25
 D_TO_EXH = 26
-D_KEG_REGION = 27     # choose a region for a powder keg / unrest effect with region 'any'
+D_CHOOSE_FACTION = 27  # solitaire: the weakest faction to take (P_SWITCH, EN:951) or the bot whose equal bid
+                       # wins (P_BID, EN:947); actions choose_player
 
 DECISION_NAMES = {v: k[2:].lower() for k, v in dict(globals()).items()
                   if k.startswith("D_") and isinstance(v, int)}

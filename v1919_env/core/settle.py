@@ -11,7 +11,7 @@ from .events import start_event
 from .layout import (ACTIVE, D_ADD_ISSUE, D_ADV_EVENT, D_ADV_ISSUE, D_EVENT_CUBE, D_KEEP, D_NAVAL, D_OPTION, DRAWN,
                      EV_CUBE, EV_DECK, EV_DECK_N, EV_DISC, EV_DISC_N, EV_TABLE, EV_WAIT, F_A0, F_STEP, GAME_OVER,
                      INF_AVAIL, INF_EXH, ISSUE_CTRL, ISSUE_DECK, ISSUE_DECK_N, ISSUE_DISC, ISSUE_DISC_N,
-                     ISSUE_NAVAL_UK, ISSUE_OPT, MAX_PLAYERS, N_EV_WAIT, N_NATIONS, N_REGIONS, N_SLOTS, N_TABLE,
+                     ISSUE_NAVAL_UK, ISSUE_OPT, MAX_PLAYERS, MODE, MODE_SOLO, N_EV_WAIT, N_NATIONS, N_REGIONS, N_SLOTS, N_TABLE,
                      NUM_PLAYERS, P_OPTION, SETTLE_GAINED, SETTLING, SLOT_CUBES, SLOT_ISSUE, USA_FACTION)
 from .tables import N_DISC_PICKS, T_DISC_COST, T_EV_ICON, T_GAME_END, T_ISSUE_NOPT, T_OPT_HAPPY, T_OPT_NAVAL, T_OPT_UNREST
 
@@ -261,7 +261,8 @@ def settle_proc(s, T, kind, a):
             s[EV_TABLE] = e
             s[EV_WAIT + w] = -1
             s[f + F_STEP] = 6
-            if T[T_EV_ICON + e] == 1 and s[INF_AVAIL + act] > 0:
+            # solitaire: no influence is ever placed on an event (EN:919, rulings A-29)
+            if T[T_EV_ICON + e] == 1 and s[INF_AVAIL + act] > 0 and s[MODE] != MODE_SOLO:
                 s[f + F_STEP] = 5
                 decide(s, D_EVENT_CUBE, act)
                 return

@@ -9,9 +9,10 @@ from .layout import (ACTIVE, BID_HIGH, EV_CUBE, EV_DECK, EV_DECK_N, EV_REG, EV_T
                      INF_AVAIL, ISSUE_CTRL, ISSUE_DECK, ISSUE_DECK_N, ISSUE_DISC, ISSUE_DISC_N, ISSUE_OPT, KEG,
                      MAX_PLAYERS, MIL_AVAIL, N_EV_WAIT, N_EVENTS, N_ISSUES, N_NATIONS, N_REGIONS, N_SLOTS, N_STRATEGIES,
                      NEGOTIATION, NUM_PLAYERS, PLAYER_STRAT, P_TURN, RET, SEATING, SETTLING, SLOT_ISSUE, STATE_VERSION,
-                     STRAT_DEALT, UNREST, UP_REGION, VARIANT, VERSION, EV_ITER, MODE, MODE_TWO, TURN_OWNER)
+                     STRAT_DEALT, UNREST, UP_REGION, VARIANT, VERSION, EV_ITER, MODE, MODE_SOLO, MODE_TWO, SOLO_DEFAULT_TARGET,
+                     SOLO_FACTION, SOLO_TARGET, TURN_OWNER)
 from .tables import (T_GAME_END, T_HAPPY_START, T_INFLUENCE, T_KEG_START, T_MILITARY, T_N_SETUP_DISC, T_N_TABLE,
-                     T_N_WAITING, T_STRAT_EXTRA, T_UNREST_START, T_VAR_BELOW, T_VAR_HAPPY, T_VAR_SHUFFLE)
+                     T_N_WAITING, T_N_WAITING_SOLO, T_STRAT_EXTRA, T_UNREST_START, T_VAR_BELOW, T_VAR_HAPPY, T_VAR_SHUFFLE)
 
 
 @njit(cache=True)
@@ -30,28 +31,41 @@ def new_game(s, T, num_players, seed, variant, negotiation):
     The seats sit in seat order (UK, France, USA, Italy clockwise); the caller may change SEATING
     before play (Game.new's `seating`): nothing before the first decision depends on it.
     The 2-player game (EN:771-830) keeps three factions on the board: the UK and France, and the USA
-    (seat USA_FACTION) with its influence cubes only; its happiness marker stays out of play."""
+    (seat USA_FACTION) with its influence cubes only; its happiness marker stays out of play.
+    The solitaire game (num_players 1, EN:860-875) is set up for three factions with two waiting-room
+    issues, no strategy cards and no Italian or Japanese happiness (those markers stay at 0, out of
+    play: zero happiness never moves); the player starts as the faction that goes last, which
+    `solo_configure` (core/solo.py) may change before play."""
     s[:] = 0
     s[VERSION] = STATE_VERSION
     two = num_players == 2
-    s[MODE] = MODE_TWO if two else 0
-    s[NUM_PLAYERS] = 3 if two else num_players
+    solo = num_players == 1
+    factions = 3 if (two or solo) else num_players      # factions with pieces on the board
+    armies = 3 if solo else num_players                 # factions with military units
+    s[MODE] = MODE_TWO if two else (MODE_SOLO if solo else 0)
+    s[NUM_PLAYERS] = factions
     s[VARIANT] = variant
     s[NEGOTIATION] = negotiation
     rng_seed(s, seed)
-    first = rand_below(s, num_players)          # a random starting Active Player (EN:155)
+    first = rand_below(s, armies)               # a random starting Active Player (EN:155)
     s[FIRST_PLAYER] = first
     s[ACTIVE] = first
     s[TURN_OWNER] = first if two else 0
+    if solo:
+        s[SOLO_FACTION] = (first + factions - 1) % factions   # the faction that goes last (EN:872)
+        s[SOLO_TARGET] = SOLO_DEFAULT_TARGET
     for n in range(N_NATIONS):
-        # non-players always start at 20; players per the deck variant (EN:200)
-        s[HAPPY + n] = T[T_VAR_HAPPY + variant] if n < num_players else T[T_HAPPY_START]
+        # non-players always start at 20; players per the deck variant (EN:200); solitaire: no Italy or Japan
+        if n < armies:
+            s[HAPPY + n] = T[T_VAR_HAPPY + variant]
+        elif not solo:
+            s[HAPPY + n] = T[T_HAPPY_START]
     for p in range(MAX_PLAYERS):
         s[PLAYER_STRAT + p] = -1
         s[SEATING + p] = p if p < s[NUM_PLAYERS] else -1
         if p < s[NUM_PLAYERS]:
             s[INF_AVAIL + p] = T[T_INFLUENCE]
-        if p < num_players:
+        if p < armies:
             s[MIL_AVAIL + p] = T[T_MILITARY]
     for r in range(N_REGIONS):
         s[UNREST + r] = T[T_UNREST_START]
@@ -71,7 +85,7 @@ def new_game(s, T, num_players, seed, variant, negotiation):
     pos = 0
     for sl in range(N_SLOTS):
         s[SLOT_ISSUE + sl] = -1
-    for sl in range(T[T_N_TABLE] + T[T_N_WAITING]):
+    for sl in range(T[T_N_TABLE] + (T[T_N_WAITING_SOLO] if solo else T[T_N_WAITING])):
         s[SLOT_ISSUE + sl] = pool[pos]
         pos += 1
     for _ in range(T[T_N_SETUP_DISC]):
@@ -119,7 +133,7 @@ def new_game(s, T, num_players, seed, variant, negotiation):
     st = np.arange(N_STRATEGIES)
     _shuffle(s, st, N_STRATEGIES)
     for j in range(MAX_PLAYERS + 1):
-        s[STRAT_DEALT + j] = st[j] if j < num_players + T[T_STRAT_EXTRA] else -1
+        s[STRAT_DEALT + j] = st[j] if j < num_players + T[T_STRAT_EXTRA] and not solo else -1   # EN:866
     s[SETTLING] = -1
     s[BID_HIGH] = -1
     s[UP_REGION] = -1

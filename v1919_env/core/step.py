@@ -7,17 +7,18 @@ from numba import njit
 
 from ..actions import action_ids
 from .actions import A_BID_PASS, A_DEMOB, A_FLAG
-from .board import top
+from .board import _policy_next, top  # noqa: F401  (_policy_next: the policies' generator, re-exported)
 from .events import event_proc, legal_event
-from .layout import (ACTIVE, MAX_LEGAL, D_ADD_ISSUE, D_ADV_EVENT, D_ADV_ISSUE, D_AFFECTED, D_BID, D_DRAFT, D_EVENT_CUBE,
+from .layout import (ACTIVE, MAX_LEGAL, D_CHOOSE_FACTION, MODE, MODE_SOLO, PENDING_FACTION, P_SWITCH, D_ADD_ISSUE, D_ADV_EVENT, D_ADV_ISSUE, D_AFFECTED, D_BID, D_DRAFT, D_EVENT_CUBE,
                      D_KEEP, D_MODIFIER, D_MUTINY, D_NAVAL, D_OPTION, D_PLACE2, D_SIGN, D_TURN,
                      D_UPRISING_ISSUE, DECISIONS, F_A0, F_PROC, GAME_OVER, PENDING, PENDING_PLAYER, P_BID, P_DRAFT,
                      P_EVENT, P_MUTINY, P_OPTION, P_SETTLE, P_TURN, P_UPRISING, STATE_SIZE)
 from .settle import (legal_add_issue, legal_adv_event, legal_adv_issue, legal_event_cube, legal_keep, legal_option,
                      option_proc, settle_proc)
 from .setup import new_game
+from .solo import legal_switch, solo_auto, solo_filter, switch_proc
 from .turn import legal_demobilize, legal_place_second, legal_turn, mutiny_proc, turn_proc
-from .uprising import (bid_proc, draft_proc, legal_affected, legal_bid, legal_draft, legal_modifier, legal_sign,
+from .uprising import (bid_proc, draft_proc, legal_affected, legal_bid, legal_bid_tie, legal_draft, legal_modifier, legal_sign,
                        legal_uprising_issue, uprising_proc)
 
 MAX_DECISIONS = 20000      # safety cap reported as truncation, not a rule (rulings A-39)
@@ -25,11 +26,21 @@ MAX_DECISIONS = 20000      # safety cap reported as truncation, not a rule (ruli
 
 @njit(cache=True)
 def legal(s, T, out):
-    """Write the legal action ids of the pending decision into out; return how many (0 when over)."""
+    """Write the legal action ids of the pending decision into out; return how many (0 when over).
+    In the solitaire game a bot faction's decision offers what the bot rules allow (core/solo.py)."""
+    n = _legal_rules(s, T, out)
+    if s[MODE] == MODE_SOLO and n > 0:
+        return solo_filter(s, T, out, n)
+    return n
+
+
+@njit(cache=True)
+def _legal_rules(s, T, out):
+    """The legal actions by the rules of play, whoever decides."""
     if s[GAME_OVER] != 0:
         return 0
     k = s[PENDING]
-    p = s[PENDING_PLAYER]
+    p = s[PENDING_FACTION]
     if k == D_TURN:
         return legal_turn(s, T, out)
     if k == D_PLACE2:
@@ -65,6 +76,8 @@ def legal(s, T, out):
         return legal_sign(out)
     if k == D_MUTINY:
         return legal_demobilize(s, p, out, 0, A_DEMOB)
+    if k == D_CHOOSE_FACTION:
+        return legal_switch(s, T, out) if s[top(s) + F_PROC] == P_SWITCH else legal_bid_tie(s, out)
     return legal_event(s, T, k, out)
 
 
@@ -87,6 +100,8 @@ def _dispatch(s, T, kind, a):
         draft_proc(s, T, kind, a)
     elif proc == P_MUTINY:
         mutiny_proc(s, T, kind, a)
+    elif proc == P_SWITCH:
+        switch_proc(s, T, kind, a)
     else:
         raise ValueError("unknown procedure on the frame stack")
 
@@ -94,9 +109,33 @@ def _dispatch(s, T, kind, a):
 @njit(cache=True)
 def run(s, T, kind, a):
     """Apply (kind, a) to the top frame, then run automatic steps to the next decision or the end."""
+    if s[MODE] == MODE_SOLO:
+        _run_solo(s, T, kind, a)
+        return
     while s[GAME_OVER] == 0:
         if s[PENDING] != 0:
             return
+        if s[DECISIONS] > MAX_DECISIONS:
+            s[GAME_OVER] = 2
+            return
+        _dispatch(s, T, kind, a)
+        kind = 0
+        a = -1
+
+
+@njit(cache=True)
+def _run_solo(s, T, kind, a):
+    """`run` for the solitaire game: the bots' decisions that their rules settle are taken here, as
+    decisions of the game (counted, safety cap included), until the player must decide."""
+    buf = np.empty(MAX_LEGAL, np.int64)
+    while s[GAME_OVER] == 0:
+        if s[PENDING] != 0:
+            a = solo_auto(s, T, buf, legal(s, T, buf))
+            if a < 0:
+                return
+            kind = s[PENDING]
+            s[PENDING] = 0
+            s[DECISIONS] += 1
         if s[DECISIONS] > MAX_DECISIONS:
             s[GAME_OVER] = 2
             return
@@ -182,14 +221,6 @@ def step_batch_unchecked(S, T, actions) -> None:
     """step_batch without the legality check, for callers whose actions come from mask_batch of
     the same states (an illegal action here corrupts that game). Still a 1-d integer array."""
     _step_batch_unchecked(S, T, action_ids(actions, S.shape[0]))
-
-
-@njit(cache=True)
-def _policy_next(r):
-    r ^= r << np.uint64(13)
-    r ^= r >> np.uint64(7)
-    r ^= r << np.uint64(17)
-    return r
 
 
 @njit(cache=True)

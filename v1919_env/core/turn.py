@@ -7,11 +7,11 @@ from numba import njit
 
 from .actions import (A_DEMOB, A_DEPLOY, A_END_TURN, A_PASS_POLITICAL, A_PLACE, A_RECLAIM, A_SETTLE, A_TRANSFER)
 from .board import (cap_unrest_at_units, change_happiness, clockwise, decide, demobilize_unit, deployed_mask,
-                    is_usa_faction, n_players, over_unit_limit, pop, push, push_mutiny_if_needed, recover_exhausted,
+                    faction_strength, is_usa_faction, issues_controlled, n_players, over_unit_limit, pop, push, push_mutiny_if_needed, recover_exhausted,
                     slot_leader, slot_total, top)
 from .layout import (ACTIVE, D_MUTINY, D_PLACE2, D_TURN, DEP_COL, F_A0, INF_AVAIL, INF_EXH, MAX_PLAYERS,
                      MIL_AVAIL, MIL_DONE, MIL_EXH, N_REGIONS, N_SLOTS, N_TABLE, NEGOTIATION, NUM_PLAYERS,
-                     GAME_OVER, MODE, MODE_TWO, PASS_STREAK, POL_DONE, P_SETTLE, SLOT_CUBES, SLOT_ISSUE, TURN_NO,
+                     GAME_OVER, MODE, MODE_SOLO, MODE_TWO, PASS_STREAK, SOLO_FACTION, SOLO_FACTIONS, SOLO_VP, POL_DONE, P_SETTLE, SLOT_CUBES, SLOT_ISSUE, TURN_NO,
                      TURN_OWNER, USA_FACTION)
 from .layout import MAX_LEGAL
 from .tables import (T_DEP_HAPPY, T_DEP_INF, T_FIRST_DEP_COL, T_RECLAIM_MAX, T_TRACK_COLS, T_TRANSFER_MAX)
@@ -205,9 +205,12 @@ def legal_turn(s, T, out):
     n = 0
     f = top(s)
     if s[POL_DONE] == 0:
-        n = legal_place_first(s, p, out, n)
-        n = legal_settle(s, out, n)
-        n = legal_reclaim(s, T, p, out, n)
+        if must_settle(s, p):
+            n = legal_settle(s, out, n)
+        else:
+            n = legal_place_first(s, p, out, n)
+            n = legal_settle(s, out, n)
+            n = legal_reclaim(s, T, p, out, n)
         if n == 0:
             out[0] = A_PASS_POLITICAL      # rulings A-28
             n = 1
@@ -223,7 +226,30 @@ def legal_turn(s, T, out):
 
 
 @njit(cache=True)
-def end_turn(s):
+def must_settle(s, p):
+    """Solitaire: the player's faction must settle when it leads both table issues (EN:884)."""
+    if s[MODE] != MODE_SOLO or p != s[SOLO_FACTION]:
+        return False
+    for sl in range(N_TABLE):
+        if s[SLOT_ISSUE + sl] < 0 or slot_leader(s, sl) != p:
+            return False
+    return True
+
+
+@njit(cache=True)
+def solo_turn_start(s, T):
+    """Solitaire: at the start of the player faction's turn the player scores 1 VP if its Faction
+    Strength is the sole highest and every faction controls an issue (EN:877-881)."""
+    p = s[SOLO_FACTION]
+    mine = faction_strength(s, T, p)
+    for q in range(SOLO_FACTIONS):
+        if issues_controlled(s, q) == 0 or (q != p and faction_strength(s, T, q) >= mine):
+            return
+    s[SOLO_VP] += 1
+
+
+@njit(cache=True)
+def end_turn(s, T):
     if s[MODE] == MODE_TWO:
         if s[ACTIVE] != USA_FACTION:
             # the player's turn goes on with a USA political action, no military (EN:785-795)
@@ -237,6 +263,8 @@ def end_turn(s):
         s[ACTIVE] = s[TURN_OWNER]
     else:
         s[ACTIVE] = clockwise(s, s[ACTIVE], 1)
+        if s[MODE] == MODE_SOLO and s[ACTIVE] == s[SOLO_FACTION]:
+            solo_turn_start(s, T)
     s[TURN_NO] += 1
     s[POL_DONE] = 0
     s[MIL_DONE] = 0
@@ -252,7 +280,7 @@ def turn_proc(s, T, kind, a):
     p = s[ACTIVE]
     if kind == 0:
         if s[POL_DONE] == 1 and s[MIL_DONE] == 1:
-            end_turn(s)
+            end_turn(s, T)
             p = s[ACTIVE]
         decide(s, D_TURN, p)
         return

@@ -5,6 +5,7 @@ from __future__ import annotations
 from numba import njit
 
 from .actions import A_BID, A_BID_PASS, A_CHOOSE_ISSUE, A_CHOOSE_PLAYER, A_DRAFT, A_MODIFIER, A_SIGN
+from .botrules import bot_offer
 from .board import (change_happiness, clockwise, count_counters, decide, issues_in_region, move_unrest, n_players, pop,
                     push, push_mutiny_if_needed, reset_unrest_after_uprising, roll_die, settled_issue_region,
                     star_total, top, turn_player)
@@ -13,7 +14,8 @@ from .layout import (ACTIVE, BID_HIGH, BID_INF, BID_INREG, BID_ISSUE, BID_NAVAIL
                      DRAFT_ORDER, F_A0, F_STEP, INF_AVAIL, INF_EXH, ISSUE_CTRL, ISSUE_DISC, ISSUE_DISC_N, ISSUE_OPT,
                      MIL_AVAIL, MIL_EXH, N_ISSUES, N_REGIONS, NUM_PLAYERS, PLAYER_STRAT, P_BID, P_DRAFT, P_OPTION,
                      RET, STRAT_DEALT, UNREST, UP_MASK, UP_MOD, UP_REGION, UP_RISEN, UP_SEQ, UP_TIED,
-                     UP_UNSETTLED, MODE, MODE_TWO, USA_FACTION)
+                     UP_UNSETTLED, D_CHOOSE_FACTION, MODE, MODE_SOLO, MODE_TWO, P_SWITCH, SOLO_FACTION,
+                     USA_FACTION)
 from .tables import (R_HIGHEST, R_SETTLED, T_DEP_BID, T_DEP_DM, T_ISSUE_CAT, T_ISSUE_NOMIL, T_ISSUE_STARS,
                      T_STRAT_EXTRA, T_THRESH)
 
@@ -131,6 +133,9 @@ def uprising_proc(s, T, kind, a):
     a4 otherwise-when (0 no uprising, 1 no unsettle), a5 decider, a6 affected seat, a7 issue."""
     f = top(s)
     st = s[f + F_STEP]
+    if st == 12:
+        st = 6                # back from the solitaire faction switch
+        kind = 0
     if st == 0:
         m = check_regions(s, T, s[f + F_A0])
         s[UP_MASK] = m
@@ -259,6 +264,12 @@ def uprising_proc(s, T, kind, a):
             j += 1
         s[f + F_A0 + 6] = clockwise(s, 0, j)
         st = 6
+    if st == 6 and s[MODE] == MODE_SOLO and s[f + F_STEP] != 12:
+        # solitaire: an issue is about to be unsettled; the player switches faction before it is
+        # chosen (EN:951, rulings A-33)
+        s[f + F_STEP] = 12
+        push(s, P_SWITCH)
+        return
     if st == 6:
         p = s[f + F_A0 + 6]
         n, first, best = top_issues(s, T, p, s[UP_REGION])
@@ -282,7 +293,7 @@ def uprising_proc(s, T, kind, a):
                     if (s[UP_MASK] >> r) & 1:
                         move_unrest(s, T, r, d)
         s[f + F_STEP] = 11
-        if risen != 0 and s[DRAFT_DONE] == 0:
+        if risen != 0 and s[DRAFT_DONE] == 0 and s[MODE] != MODE_SOLO:     # no strategy cards in solitaire (EN:866)
             # the draft follows the first uprising, once, after all its regions (rulings A-08)
             push(s, P_DRAFT)
             return
@@ -338,8 +349,84 @@ def legal_bid(s, T, p, out, n):
 
 
 @njit(cache=True)
+def _offer_key(s, T, p, x, r):
+    """(strength, influence) of offer x of p as one comparable number; -1 for no offer."""
+    if x < 0:
+        return -1
+    return ((x // 64) * _inreg_strength(s, T, p, r) + (x // 16) % 4) * 16 + x % 16
+
+
+@njit(cache=True)
+def solo_bid_proc(s, T, kind, a):
+    """Solitaire bidding (EN:928-947, rulings A-32). Frame a3, a4: the offers (`bid` offsets, -1 none)
+    of the two bots, in faction order. The bots' offers are fixed first: units by the chart,
+    influence = PIV capped, and of two equal offers the bot with more available influence adds one
+    cube. The player then beats the best offer or passes; on a pass the best bot wins, the player
+    choosing between equal offers (EN:947)."""
+    f = top(s)
+    i = s[f + F_A0]
+    r = s[f + F_A0 + 1]
+    me = s[SOLO_FACTION]
+    qa = 1 if me == 0 else 0
+    qb = 3 - me - qa
+    if s[f + F_STEP] == 0:
+        s[BID_ISSUE] = i
+        s[BID_PASSED] = 0
+        s[BID_TURN] = me
+        xa = bot_offer(s, T, qa, i, r)
+        xb = bot_offer(s, T, qb, i, r)
+        if xa >= 0 and _offer_key(s, T, qa, xa, r) == _offer_key(s, T, qb, xb, r):
+            # EN:945: equal bids: the bot with more influence bids one more, if it has it
+            if s[INF_AVAIL + qa] > s[INF_AVAIL + qb] and xa % 16 < min(15, s[INF_AVAIL + qa]):
+                xa += 1
+            elif s[INF_AVAIL + qb] > s[INF_AVAIL + qa] and xb % 16 < min(15, s[INF_AVAIL + qb]):
+                xb += 1
+        s[f + F_A0 + 3] = xa
+        s[f + F_A0 + 4] = xb
+        ka, kb = _offer_key(s, T, qa, xa, r), _offer_key(s, T, qb, xb, r)
+        if ka >= kb:
+            _set_high_bid(s, T, qa, xa, r)
+        else:
+            _set_high_bid(s, T, qb, xb, r)
+        s[f + F_STEP] = 1
+        if _can_beat(s, T, me):
+            decide(s, D_BID, me)
+            return
+        kind = 0                       # nothing the player has beats it: a forced pass (P-02)
+        a = A_BID_PASS
+    if s[f + F_STEP] == 1:
+        if kind == D_BID and a != A_BID_PASS:
+            _set_high_bid(s, T, me, a - A_BID, r)
+        else:
+            s[BID_PASSED] = 1 << me
+            ka = _offer_key(s, T, qa, s[f + F_A0 + 3], r)
+            if ka >= 0 and ka == _offer_key(s, T, qb, s[f + F_A0 + 4], r):
+                s[f + F_STEP] = 2
+                decide(s, D_CHOOSE_FACTION, me)     # equal bot bids: the player's choice (EN:947)
+                return
+    elif s[f + F_STEP] == 2:
+        q = a - A_CHOOSE_PLAYER
+        _set_high_bid(s, T, q, s[f + F_A0 + 3] if q == qa else s[f + F_A0 + 4], r)
+    _award_bid(s, T)
+
+
+@njit(cache=True)
+def legal_bid_tie(s, out):
+    """The two bots whose equal offers tie (solitaire, EN:947)."""
+    k = 0
+    for q in range(3):
+        if q != s[SOLO_FACTION]:
+            out[k] = A_CHOOSE_PLAYER + q
+            k += 1
+    return k
+
+
+@njit(cache=True)
 def bid_proc(s, T, kind, a):
     """Frame: a0 issue, a1 region for in-region units (-1 none), a2 first bidder (the old controller)."""
+    if s[MODE] == MODE_SOLO:
+        solo_bid_proc(s, T, kind, a)
+        return
     f = top(s)
     n = s[NUM_PLAYERS]
     if s[f + F_STEP] == 0:
@@ -359,13 +446,7 @@ def bid_proc(s, T, kind, a):
         if a == A_BID_PASS:
             s[BID_PASSED] |= 1 << p
         else:
-            x = a - A_BID
-            use, k, m = x // 64, (x // 16) % 4, x % 16
-            s[BID_HIGH] = p
-            s[BID_STR] = use * _inreg_strength(s, T, p, s[f + F_A0 + 1]) + k
-            s[BID_INF] = m
-            s[BID_INREG] = use
-            s[BID_NAVAIL] = k
+            _set_high_bid(s, T, p, a - A_BID, s[f + F_A0 + 1])
         s[BID_TURN] = clockwise(s, p, 1)
     # next bidder: clockwise, skipping passed players and the standing high bidder (EN:591-601)
     for _ in range(n):
@@ -377,13 +458,34 @@ def bid_proc(s, T, kind, a):
             s[BID_PASSED] |= 1 << p     # nothing beats the standing bid: a forced pass
         s[BID_TURN] = clockwise(s, p, 1)
     # all others have passed: the high bidder wins and pays the whole final offer (rulings A-11)
+    _award_bid(s, T)
+
+
+@njit(cache=True)
+def _set_high_bid(s, T, p, x, r):
+    """Record offer x (a `bid` action offset) of p as the standing high bid (-1: none)."""
+    s[BID_HIGH] = p if x >= 0 else -1
+    if x < 0:
+        x = 0
+    use, k, m = x // 64, (x // 16) % 4, x % 16
+    s[BID_STR] = use * _inreg_strength(s, T, p, r) + k
+    s[BID_INF] = m
+    s[BID_INREG] = use
+    s[BID_NAVAIL] = k
+
+
+@njit(cache=True)
+def _award_bid(s, T):
+    """The high bidder takes the issue and pays its whole offer (rulings A-11); with no bid the issue
+    goes to the top of the discards (EN:605, rulings A-38). Ends the bid frame."""
+    f = top(s)
     i = s[f + F_A0]
     r = s[f + F_A0 + 1]
     w = s[BID_HIGH]
     s[RET] = w
     pop(s)
     if w < 0:
-        s[ISSUE_DISC + s[ISSUE_DISC_N]] = i     # nobody bids: top of the discards (EN:605, rulings A-38)
+        s[ISSUE_DISC + s[ISSUE_DISC_N]] = i
         s[ISSUE_DISC_N] += 1
         return
     units = s[BID_INREG] + s[BID_NAVAIL]
