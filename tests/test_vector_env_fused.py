@@ -9,7 +9,7 @@ import pytest
 from v1919_env.core import layout as L
 from v1919_env.rewards import terminal_rewards
 from v1919_env.vector_env import VectorEnv
-from vector_env_helpers import MANUAL_SEATING, ReplayedGame, random_actions
+from vector_env_helpers import MANUAL_SEATING, HashedBatchPolicy, ReplayedGame, random_actions
 
 
 def run_random(env: VectorEnv, steps: int, seed: int):
@@ -63,6 +63,24 @@ def test_many_random_steps_equal_game_by_game_stepping():
                 assert not ref.game.is_over and rewards[b] == 0.0
         obs, masks = obs2.copy(), masks2.copy()
     assert ended >= 100
+
+
+def test_games_with_an_external_policy_equal_game_by_game_stepping():
+    ext = HashedBatchPolicy()
+    env = VectorEnv(num_envs=16, seed=2, opponents=["random", "rulebot", ext])
+    obs = env.reset().copy()
+    refs = [ReplayedGame(int(env.game_seeds[b]), int(env.seats[b]), 4, env.pol[b].copy()) for b in range(16)]
+    ended = 0
+    for obs2, _, rewards, dones, infos, acts in run_random(env, 500, 3):
+        for b, ref in enumerate(refs):
+            assert np.array_equal(obs[b], ref.observe()[0])
+            ref.step(int(acts[b]))
+            if dones[b]:
+                assert ref.game.is_over and rewards[b] == terminal_rewards(ref.game.scores(), "win_loss")[ref.seat]
+                refs[b] = ReplayedGame(int(env.game_seeds[b]), int(env.seats[b]), 4, env.pol[b].copy())
+                ended += 1
+        obs = obs2.copy()
+    assert ended >= 20 and max(ext.calls) > 1 and (env.pol <= -2).any()
 
 
 def trajectory(seed, **kw):
