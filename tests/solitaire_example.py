@@ -25,7 +25,16 @@ Every `Step` says how it is determined (`basis`):
 
 State figures (`expect`) are what the text prints (strengths "UK 6, France 5, US 3", the
 player's VP, happiness, unrest columns) plus the cube counts its placements fix. Happiness and
-influence follow the shipped card data (whose option effects were fitted to this example).
+influence follow the shipped card data (whose option effects were fitted to this example). A
+turn's `expect` holds when the replay next waits for the player after the turn's steps: the bot
+turns that follow and ask the player nothing have run by then (turn 13's figures include France's
+settle of turn 14, the text's "US 9, Francia 9, ed UK 8" of IT:1999).
+
+`replay()` plays the script in the engine (`start()` builds the setup with `Game.from_dict`):
+it takes the player's decisions (TEXT, INFERRED, FREE steps; `play_step`), queues each turn's
+dice, applies the three amendments the text's slips need (`AMENDMENTS`) and checks every turn's
+`expect` (`check`); it raises `Divergence` naming the turn, the step and its citation at the first
+difference.
 """
 from __future__ import annotations
 
@@ -240,6 +249,7 @@ TURNS: list[Turn] = [
         S("crisis", RULE, "IT:1957", "no unit is deployed or exhausted: nothing to move", event="Wellington Koo",
           effect="no effect"),
     ), {"settled": {"South West Africa": ("uk", "Annexation to South Africa")},
+        "table": ["Slovenia & Croatia", "Widows' Pensions"],                # the rule's, before the amendment
         "strength": {"uk": 6, "france": 5, "usa": 3},                       # Diagram 3, IT:1959
         "happiness": {"uk": 18, "france": 18, "usa": 16},
         "influence": {"uk": (6, 6), "france": (9, 4), "usa": (10, 5)}}),
@@ -280,13 +290,13 @@ TURNS: list[Turn] = [
         S("crisis", RULE, "IT:1977", "no unit is deployed or exhausted", event="Winston Churchill",
           effect="no effect"),
         S("end_turn", FREE, "IT:1972-1977", "the text names no military action"),
-    ), {"settled": {"Widows' Pensions": ("usa", "No")}, "strength": {"uk": 6, "france": 5, "usa": 9},
-        "unrest": {"middle_east": 2}, "happiness": {"uk": 17, "france": 17, "usa": 16}}),
+    ), {"settled": {"Widows' Pensions": ("usa", "No")}, "unrest": {"middle_east": 2}}),
     # ---------------------------------------------------------------- round 5 (IT:1980-2013)
     T(13, "uk", "bot", (
         S("reclaim", RULE, "IT:1980-1982", "the UK leads no table issue and its 1 cube cannot lead two issues "
           "(EN:906): it recovers 6 (EN:907)"),
-    ), {"influence": {"uk": (7, 0)}}),
+    ), {"influence": {"uk": (9, 1)}, "strength": {"usa": 9, "france": 9, "uk": 8},
+        "happiness": {"uk": 16, "france": 17, "usa": 15}}),
     T(14, "france", "bot", (
         S("settle", RULE, "IT:1984", "France leads Russia (4 against 3 and 2)", issue="Negotiations with Russia"),
         S("option", RULE, "IT:1986-1987", "PIV 4 for France either way; Don't Offer costs France no happiness, Offer "
@@ -318,7 +328,7 @@ TURNS: list[Turn] = [
         S("option", TEXT, "IT:2006-2007", issue="Negotiations with Russia", option="Don't Offer"),
     ), {"settled": {"Negotiations with Russia": ("uk", "Don't Offer")},
         "strength": {"uk": 12, "usa": 9, "france": 5}, "faction": "uk",
-        "happiness": {"uk": 12, "france": 17, "usa": 14}, "military": {"uk": {"exhausted": 3}},
+        "happiness": {"uk": 12, "france": 17, "usa": 13}, "military": {"uk": {"exhausted": 3}},
         "unrest": {"europe": 3, "pacific": 4}, "powder_keg": {"europe": 1, "pacific": 1}}),
     T(15, "usa", "bot", (
         S("deploy", RULE, "IT:2073-2075", "the Pacific has been in column 4 since Korea (turn 6) and the USA holds its "
@@ -411,7 +421,7 @@ TURNS: list[Turn] = [
           strength={"uk": 22, "usa": 13, "france": 5}, text_says={"usa": 10}),
         S("unsettle", RULE, "IT:2058-2059", issue="Widows' Pensions"),
         S("bid", RULE, "IT:2059", "the USA: 2 units left (one Available, one in the Pacific) -> 1 unit; cubes = PIV "
-          "6 capped by its 1 Available", faction="usa", units=1, influence=1),
+          "6 capped by its 2 Available", faction="usa", units=1, influence=2),
         S("bid", RULE, "IT:2059", "the UK: no unit left to bid ('il UK non ne ha'); cubes = PIV 5 with 5 Available",
           faction="uk", units=0, influence=5),
         S("bid", TEXT, "IT:2059-2060", faction="france", units=3, influence=0),
@@ -427,6 +437,7 @@ TURNS: list[Turn] = [
           event="Millicent Fawcett", effect="Africa +2 to column 4", dice=[5]),
     ), {"settled": {"Vietnam": ("usa", "Independence"), "Widows' Pensions": ("france", "Yes")},
         "strength": {"uk": 22, "france": 11, "usa": 7},                     # Diagram 7, IT:2085
+        "table": ["Disarmament", "Indemnity"],                              # the rule's, before the amendment
         "faction": "france", "unrest": {"africa": 4}, "happiness": {"usa": 16, "france": 12},
         "military": {"usa": {"demobilized": 1}}}),
     # ---------------------------------------------------------------- round 8 (IT:2069-2075)
@@ -459,3 +470,257 @@ def replay_steps():
 def slips() -> list[tuple[Turn, Step]]:
     """The steps where the text departs from the rules."""
     return [(t, s) for t, s in replay_steps() if s.basis == SLIP]
+
+
+# ------------------------------------------------------------------------------ the replay
+class Divergence(AssertionError):
+    """The engine left the script: names the turn, the step and its citation."""
+
+
+def start(card_set=None):
+    """The example's setup as a Game (the player is the USA, turn order UK, France, USA)."""
+    from scenario_helpers import ALL_EVENTS, ALL_ISSUES
+    from v1919_env.game import Game
+
+    d = setup_position(ALL_ISSUES, ALL_EVENTS)
+    d.update({"num_players": 1, "solitaire": {"faction": "usa", "target_vp": 20}})
+    return Game.from_dict(d, card_set=card_set)
+
+
+def _slot(g, issue: str) -> int:
+    d = g.to_dict()
+    for k, e in enumerate(d["table"] + d["waiting_room"]):
+        if e and e["issue"] == issue:
+            return k
+    raise KeyError(f"{issue} is neither on the table nor in the waiting room")
+
+
+def _edit(g, fn):
+    """The same game with fn applied to its position dict (an amendment, or forced dice)."""
+    from v1919_env.game import Game
+
+    d = g.to_dict()
+    fn(d)
+    return Game.from_dict(d)
+
+
+def _restart_turn(d: dict) -> None:
+    """Drop the mid-procedure sections of a position: it then loads at the start of the active
+    faction's turn (used only where that turn has done nothing yet, or is replaced)."""
+    for k in ("engine", "pending", "turn_state"):
+        d.pop(k)
+    d["solitaire"].pop("pending_for", None)
+
+
+def _swap(a: str, b: str):
+    """An amendment at the start of a bot's turn: issues a and b (with their cubes) trade places
+    (table / waiting room)."""
+    def fn(d):
+        rows = d["table"] + d["waiting_room"]
+        ia = next(k for k, e in enumerate(rows) if e and e["issue"] == a)
+        ib = next(k for k, e in enumerate(rows) if e and e["issue"] == b)
+        rows[ia], rows[ib] = rows[ib], rows[ia]
+        d["table"], d["waiting_room"] = rows[:len(d["table"])], rows[len(d["table"]):]
+        _restart_turn(d)
+    return fn
+
+
+def _reclaim_then(faction: str, nxt: str, turn: int):
+    """An amendment at the end of a turn: `faction` reclaims (up to 6 exhausted cubes and its
+    exhausted units, EN:907) in its turn, then `nxt`'s turn (number `turn`) begins."""
+    def fn(d):
+        p = d["players"][faction]
+        n = min(6, p["influence"]["exhausted"])
+        p["influence"]["exhausted"] -= n
+        p["influence"]["available"] += n
+        p["military"]["available"] += p["military"]["exhausted"]
+        p["military"]["exhausted"] = 0
+        _restart_turn(d)
+        d["active"] = nxt
+        d["turn"] = turn - 1
+    return fn
+
+
+CONFERENCE_ANSWERS = {
+    # event: the actions the player takes for the conference choice the text states, in order
+    "Vladimir Lenin": [("branch", {"branch": 1})] * 3,        # each faction: lose 2 happiness, not demobilize
+    "Samuel Gompers": [("branch", {"branch": 0})] * 3,        # each faction: send 3 cubes to Exhausted
+    "T.E. Lawrence": [("sign", {"add": 1})],                  # add (not remove) 1 unrest in the Middle East
+}
+
+
+def _act(g, turn: Turn, step: Step, kind: str, **params) -> None:
+    from v1919_env.actions import encode
+
+    a = encode(kind, **params)
+    if a not in set(int(x) for x in g.legal_actions()):
+        raise Divergence(f"turn {turn.n} ({turn.faction}), {step.kind} {step.params} [{step.cite}]: {kind} {params} "
+                         f"is not legal at '{g.decision}' for {g.seat_name(g.acting_for)}; legal: "
+                         f"{[g.describe(x) for x in g.legal_actions()][:12]}")
+    g.step(a)
+
+
+def _ensure(cond: bool, turn: Turn, step: Step | None, what: str) -> None:
+    if not cond:
+        where = f"{step.kind} {step.params} [{step.cite}]" if step else "expect"
+        raise Divergence(f"turn {turn.n} ({turn.faction}), {where}: {what}")
+
+
+def play_step(g, turn: Turn, step: Step):
+    """Take the player's decision of a TEXT/INFERRED/FREE step (RULE and SLIP steps the engine
+    takes by itself: they are checked by `check`); returns the game (a new one after an edit)."""
+    k, p = step.kind, step.params
+    if k == "vp":                      # scored at the start of the turn, before its first decision
+        want = sum(1 for t in TURNS if t.n <= turn.n for s in t.steps if s.kind == "vp" and s.params["gained"])
+        _ensure(g.player_vp == want, turn, step, f"player VP {g.player_vp}, expected {want}")
+        return g
+    if k == "switch":
+        _ensure(g.seat_name(g.solo_faction).lower() == p["faction"], turn, step,
+                f"the player controls {g.seat_name(g.solo_faction)}")
+        return g
+    if step.basis in (RULE, SLIP) and k not in ("settle", "demobilize", "place", "mutiny"):
+        return g
+    if k == "place":
+        if step.basis == RULE:
+            return g
+        (a, na), (b, nb) = p["cubes"].items()
+        _act(g, turn, step, "place", slot=_slot(g, a), n=na)
+        _act(g, turn, step, "place", slot=_slot(g, b), n=nb)
+    elif k == "settle":
+        if g.decision == "turn" and g.acting_for == g.solo_faction:
+            _act(g, turn, step, "settle", slot=_slot(g, p["issue"]))
+    elif k == "demobilize":
+        if g.decision in ("turn", "demob") and g.acting_for != g.solo_faction:
+            _act(g, turn, step, "demobilize", source=p["source"])
+    elif k == "mutiny":
+        if g.decision == "mutiny":         # the player's own faction: which unit (all are exhausted here)
+            _act(g, turn, step, "demobilize", source="exhausted")
+    elif k == "option":
+        from scenario_helpers import option_index
+        _act(g, turn, step, "option", option=option_index(p["issue"], p["option"]))
+    elif k == "conference":
+        for kind, params in CONFERENCE_ANSWERS.get(p["event"], []):
+            _act(g, turn, step, kind, **params)
+    elif k == "advance_issue":
+        _act(g, turn, step, "advance_issue", slot=_slot(g, p["issue"]) - 2)
+    elif k == "advance_event":
+        _act(g, turn, step, "advance_event", slot=g.to_dict()["events"]["waiting_room"].index(p["event"]))
+    elif k == "draw":
+        pair = ISSUE_DRAWS[ISSUE_DRAWS.index(p["keep"]) // 2 * 2:][:2]
+        _act(g, turn, step, "add_issue", source=3)
+        _act(g, turn, step, "keep", which=pair.index(p["keep"]))
+    elif k == "end_turn":
+        if g.decision == "turn" and not g.is_over:
+            _act(g, turn, step, "end_turn")
+    elif k == "reclaim":
+        from v1919_env.actions import decode
+        best = max((a for a in g.legal_actions() if decode(int(a)).kind == "reclaim"),
+                   key=lambda a: (decode(int(a)).params["n"], -decode(int(a)).params["recall"]))
+        g.step(best)
+    elif k == "unsettle":
+        _act(g, turn, step, "choose_issue", issue=p["issue"])
+    elif k == "bid":
+        bots = [s.params for s in turn.steps if s.kind == "bid" and s.basis == RULE]
+        best = max(bots, key=lambda b: (b["units"], b["influence"]))
+        e = g.to_dict()["engine"]
+        _ensure((g.seat_name(e["bid_high"]).lower(), e["bid_str"], e["bid_inf"]) ==
+                (best["faction"], best["units"], best["influence"]), turn, step,
+                f"the highest bot bid is {best}, the engine's {e['bid_high'], e['bid_str'], e['bid_inf']}")
+        _act(g, turn, step, "bid", in_region=0, available=p["units"], influence=p["influence"])
+    return g
+
+
+AMENDMENTS = {
+    # turn: (when, edit); 'start': at the turn's first decision, 'end': before its last step
+    8: ("start", _swap("Slovenia & Croatia", "Negotiations with Russia")),
+    22: ("end", _reclaim_then("france", "usa", 24)),
+    25: ("start", _swap("Indemnity", "Byelorussia")),
+}
+"""The position edits of the SLIP steps that the text goes on from (turns 7, 23, 24): each is
+applied where the engine, following the rules, has just done otherwise (checked by `check`)."""
+
+
+def _dice(turn: Turn) -> list[int]:
+    out = []
+    for s in turn.steps:
+        dice = s.params.get("dice")
+        if isinstance(dice, dict):       # several regions: the engine rolls them in board order
+            out += [dice[r] for r in ("europe", "balkans", "middle_east", "pacific", "africa") if r in dice]
+        elif dice:
+            out += list(dice)
+    return out
+
+
+def replay(until: int | None = None, on_turn=None):
+    """Replay the example turn by turn up to turn `until` (default: all); on_turn(game, turn,
+    moment) is called with moment 'start' (the first decision of the turn, its dice queued),
+    'amend' (just before an amendment) and 'end' (after `check`). Returns the game.
+    Raises Divergence at the first step the engine does not take as the script says."""
+    g = start()
+    for turn in TURNS:
+        if until is not None and turn.n > until:
+            break
+        if g.turn == turn.n:
+            dice = _dice(turn)
+            if dice:
+                g = _edit(g, lambda d: d.update(forced_dice=dice))
+            when, fn = AMENDMENTS.get(turn.n, (None, None))
+            if when == "start":
+                if on_turn:
+                    on_turn(g, turn, "amend")
+                g = _edit(g, fn)
+            if on_turn:
+                on_turn(g, turn, "start")
+            steps = turn.steps[:-1] if when == "end" else turn.steps
+            for step in steps:
+                g = play_step(g, turn, step)
+            if when == "end":
+                if on_turn:
+                    on_turn(g, turn, "amend")
+                g = _edit(g, fn)
+        check(g, turn)
+        if on_turn:
+            on_turn(g, turn, "end")
+    return g
+
+
+def check(g, turn: Turn) -> None:
+    """Check a turn's `expect` (see the module docstring) and that its forced dice were all used."""
+    d = g.to_dict()
+    e = turn.expect
+    _ensure(not d["forced_dice"], turn, None, f"dice left unused: {d['forced_dice']}")
+    rows = {r["issue"]: r["cubes"] for r in d["table"] + d["waiting_room"] if r}
+    for issue, cubes in e.get("cubes", {}).items():
+        _ensure(rows.get(issue) == cubes, turn, None, f"cubes on {issue}: {rows.get(issue)}, expected {cubes}")
+    settled = {r["issue"]: (r["controller"], r["option"]) for r in d["settled"]}
+    for issue, want in e.get("settled", {}).items():
+        _ensure(settled.get(issue) == want, turn, None, f"{issue} settled as {settled.get(issue)}, expected {want}")
+    if "table" in e:
+        table = [r["issue"] for r in d["table"] if r]
+        _ensure(table == e["table"], turn, None, f"table {table}, expected {e['table']}")
+    strength = dict(zip(("uk", "france", "usa"), g.faction_strengths()))
+    for f, v in e.get("strength", {}).items():
+        _ensure(strength[f] == v, turn, None, f"strengths {strength}, expected {e['strength']}")
+    if "vp" in e:
+        _ensure(g.player_vp == e["vp"], turn, None, f"player VP {g.player_vp}, expected {e['vp']}")
+    if "faction" in e:
+        _ensure(g.seat_name(g.solo_faction).lower() == e["faction"], turn, None,
+                f"the player controls {g.seat_name(g.solo_faction)}, expected {e['faction']}")
+    for f, v in e.get("happiness", {}).items():
+        _ensure(d["happiness"][f] == v, turn, None, f"{f} happiness {d['happiness'][f]}, expected {v}")
+    for f, (avail, exh) in e.get("influence", {}).items():
+        inf = d["players"][f]["influence"]
+        _ensure((inf["available"], inf["exhausted"]) == (avail, exh), turn, None,
+                f"{f} cubes (available, exhausted) {inf['available'], inf['exhausted']}, expected {avail, exh}")
+    for f, fields in e.get("military", {}).items():
+        for k, v in fields.items():
+            got = d["players"][f]["military"][k]
+            _ensure(got == v, turn, None, f"{f} units {k} {got}, expected {v}")
+    for f, where in e.get("deployed", {}).items():
+        got = d["players"][f]["military"]["deployed"]
+        _ensure(got == where, turn, None, f"{f} deployed {got}, expected {where}")
+    for r, v in e.get("unrest", {}).items():
+        _ensure(d["regions"][r]["unrest"] == v, turn, None, f"{r} unrest {d['regions'][r]['unrest']}, expected {v}")
+    for r, v in e.get("powder_keg", {}).items():
+        got = d["regions"][r]["powder_keg"]
+        _ensure(got == v, turn, None, f"{r} powder keg {got}, expected {v}")

@@ -6,6 +6,7 @@ import pytest
 
 import solitaire_example as X
 from scenario_helpers import ALL_EVENTS, ALL_ISSUES, ISSUE
+from v1919_env.actions import encode
 from v1919_env.card_names import names_of
 from v1919_env.cards import load_card_set
 
@@ -91,3 +92,79 @@ def test_steps_are_marked_and_slips_say_what_the_rules_give():
             assert "rule_gives" in step.params or "text_says" in step.params, (turn.n, step)
     with pytest.raises(ValueError, match="basis"):
         X.Step("place", "maybe", "IT:1")
+
+
+# ------------------------------------------------------------------------------ the replay
+@pytest.fixture(scope="module")
+def replayed():
+    """The replay, with the game at every turn's end and before every amendment."""
+    moments = {}
+    g = X.replay(on_turn=lambda game, turn, moment: moments.__setitem__((turn.n, moment), game.clone()))
+    return g, moments
+
+
+def test_example_replays_to_the_end_of_the_text(replayed):
+    """Every decision of the script is legal when the script takes it, every rule step is what the
+    engine's bots do, and every figure of every turn holds (X.check): Diagram 3's strengths UK 6,
+    France 5, USA 3 (IT:1959), the switch to the UK at 'US 9, Francia 9, ed UK 8' (IT:1999), the
+    player's 1, 2, 3 VP (IT:2011, 2019, 2035), the UK's mutiny at 10 (IT:2045-2049), and Diagram 7's
+    UK 22, France 11, USA 7 with the player as France (IT:2085)."""
+    g, moments = replayed
+    assert g.solitaire and not g.is_over
+    assert moments[(24, "end")].faction_strengths() == [22, 11, 7]
+    assert moments[(24, "end")].seat_name(moments[(24, "end")].solo_faction) == "FRANCE"
+    assert g.player_vp == 3
+    assert g.to_dict()["players"]["usa"]["military"]["deployed"] == {"pacific": 7}
+
+
+def test_every_turn_was_reached_and_checked(replayed):
+    _, moments = replayed
+    assert sorted(n for n, m in moments if m == "end") == [t.n for t in X.TURNS]
+    # the turns the player or a bot's 'player's choice' decides start at a decision of that turn
+    for n, m in moments:
+        if m == "start":
+            assert moments[(n, m)].turn == n
+
+
+def test_turn_23_amendment_is_needed_france_settles_disarmament(replayed):
+    """IT:2051 has France reclaim; by EN:905 the bot settles Disarmament, which it leads 3-2."""
+    _, moments = replayed
+    g = moments[(22, "amend")]
+    assert g.decision == "turn" and g.seat_name(g.acting_for) == "UK"
+    g.step(encode("end_turn"))
+    settled = {e["issue"]: e["controller"] for e in g.to_dict()["settled"]}
+    assert settled.get("Disarmament") == "france"
+
+
+def test_turn_7_and_24_amendments_are_needed(replayed):
+    """The bots brought down the waiting issue they lead (EN:918), not the text's empty one."""
+    _, moments = replayed
+    for n, led, text_issue in ((8, "Slovenia & Croatia", "Negotiations with Russia"), (25, "Indemnity", "Byelorussia")):
+        d = moments[(n, "amend")].to_dict()
+        table = [e["issue"] for e in d["table"] if e]
+        assert led in table and text_issue not in table
+
+
+def test_turn_10_uk_places_the_minimum_not_the_texts_two(replayed):
+    _, moments = replayed
+    cubes = {e["issue"]: e["cubes"] for e in moments[(10, "end")].to_dict()["table"] if e}
+    assert cubes["Negotiations with Russia"]["uk"] == 3
+
+
+def test_checks_can_fail(replayed):
+    """A wrong figure or an illegal scripted decision is reported as a Divergence naming the turn."""
+    _, moments = replayed
+    g = moments[(7, "end")]
+    turn = X.TURNS[6]
+    X.check(g, turn)
+    wrong = X.Turn(turn.n, turn.faction, turn.by, turn.steps, {"strength": {"uk": 7}})
+    with pytest.raises(X.Divergence, match="turn 7"):
+        X.check(g, wrong)
+    bad = X.S("place", X.TEXT, "IT:1961", cubes={"Slovenia & Croatia": 1, "Negotiations with Russia": 1})
+    with pytest.raises(X.Divergence, match="not legal"):
+        X.play_step(g.clone(), X.TURNS[7], bad)
+
+
+def test_replay_is_deterministic(replayed):
+    g, _ = replayed
+    assert X.replay().to_dict() == g.to_dict()
