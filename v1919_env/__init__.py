@@ -5,7 +5,8 @@
 from .cards import CardDataError, CardSet, load_card_set
 
 __version__ = "0.1.0"
-__all__ = ["CardDataError", "CardSet", "load_card_set", "Game", "env", "raw_env", "gym_env", "__version__"]
+__all__ = ["CardDataError", "CardSet", "load_card_set", "Game", "env", "raw_env", "gym_env", "solitaire_env",
+           "__version__"]
 
 
 def __getattr__(name):
@@ -19,6 +20,9 @@ def __getattr__(name):
     if name == "gym_env":
         from .gymnasium_env import gym_env
         return gym_env
+    if name == "solitaire_env":
+        from .solitaire_gym import solitaire_env
+        return solitaire_env
     raise AttributeError(name)
 
 
@@ -29,6 +33,8 @@ def _register() -> None:
         return
     if "Versailles1919-v0" not in gymnasium.registry:
         gymnasium.register(id="Versailles1919-v0", entry_point="v1919_env.gymnasium_env:Versailles1919Env")
+    if "Versailles1919Solitaire-v0" not in gymnasium.registry:
+        gymnasium.register(id="Versailles1919Solitaire-v0", entry_point="v1919_env.solitaire_gym:SolitaireEnv")
 
 
 _register()
