@@ -170,57 +170,68 @@ VECTOR_OPPONENTS = ("random", "rulebot")
 
 
 def bench_vector_env(num_players: int, seconds: float, sizes=VECTOR_SIZES, opponents=VECTOR_OPPONENTS,
-                     seed: int = 0) -> list[dict]:
+                     seed: int = 0, rounds: int = 9) -> list[dict]:
     """Learner steps/s of the vector env (v1919_env.vector_env) for each number of games in `sizes`
     against each compiled opponent: one step = VectorEnv.step (SB3 protocol: the learner's actions,
     the opponents' decisions up to its next ones, rewards, auto-reset, infos, observations and
-    masks). `steps_per_s`: the default env; `no_score_info_steps_per_s`: with score_info=False (no
-    Python scoring of ended games); medians of 9 rounds after 200 warm-up steps (`best_*`: the
-    best round). The learner's actions (uniformly random legal) are drawn outside the timed calls."""
+    masks). Two envs per row, stepped in alternating rounds (so both see the same machine load):
+    the default (`steps_per_s`) and score_info=False (`no_score_info_steps_per_s`: no Python
+    scoring of ended games). Rates are learner steps per second of the process's CPU time (one
+    core; time waiting for a busy machine's CPU excluded), medians of `rounds` rounds after 200
+    warm-up steps; `*_wall` are the same per wall-clock second, `best_*` the best round. The
+    learner's actions (uniformly random legal) are drawn outside the timed calls."""
     from .vector_env import VectorEnv
     from .vector_kernels import G_NLEGAL
 
-    def rate(env) -> tuple[float, float]:
-        n = env.num_envs
-        rng = np.random.default_rng(seed)
-        rows = np.arange(n)
+    def play(env, rng, budget) -> tuple[int, float, float]:
+        n, rows = env.num_envs, np.arange(env.num_envs)
+        steps, cpu, wall = 0, 0.0, 0.0
+        while steps == 0 or cpu < budget:
+            pick = (rng.random(n) * env.G[:, G_NLEGAL]).astype(np.int64)   # from the learner's legal list
+            acts = env._legal[rows, pick].astype(np.int64)
+            c, w = time.thread_time(), time.perf_counter()
+            env.step(acts)
+            cpu += time.thread_time() - c
+            wall += time.perf_counter() - w
+            steps += n
+        return steps, cpu, wall
 
-        def timed(budget):
-            steps, dt = 0, 0.0
-            while steps == 0 or dt < budget:
-                pick = (rng.random(n) * env.G[:, G_NLEGAL]).astype(np.int64)   # the learner's legal list
-                acts = env._legal[rows, pick].astype(np.int64)
-                t = time.perf_counter()
-                env.step(acts)
-                dt += time.perf_counter() - t
-                steps += n
-            return steps, 0, dt
-        for _ in range(200):                         # the games' phases spread out (all start at turn 1)
-            timed(0.0)
-        med, best, _ = _repeat(timed, seconds, rounds=9)
-        return med[0], best[0]
-
+    variants = (("steps_per_s", True), ("no_score_info_steps_per_s", False))
     out = []
     for opp in opponents:
         for n in sizes:
             row = {"num_envs": n, "opponent": opp}
-            for key, score_info in (("steps_per_s", True), ("no_score_info_steps_per_s", False)):
-                env = VectorEnv(num_envs=n, num_players=num_players, opponents=[opp], seed=seed,
-                                score_info=score_info)
+            envs = [VectorEnv(num_envs=n, num_players=num_players, opponents=[opp], seed=seed, score_info=si)
+                    for _, si in variants]
+            rngs = [np.random.default_rng(seed) for _ in variants]
+            for env, rng in zip(envs, rngs):
                 env.reset()
-                row[key], row[key.replace("steps", "best_steps")] = rate(env)
+                for _ in range(200):                 # the games' phases spread out (all start at turn 1)
+                    play(env, rng, 0.0)
+            res = [[] for _ in variants]
+            for _ in range(rounds):
+                for k, (env, rng) in enumerate(zip(envs, rngs)):
+                    res[k].append(play(env, rng, seconds / rounds / len(variants)))
+            for (key, _), r in zip(variants, res):
+                cpu_rates = sorted(st / c for st, c, _ in r)
+                wall_rates = sorted(st / w for st, _, w in r)
+                row[key] = cpu_rates[len(r) // 2]
+                row["best_" + key] = cpu_rates[-1]
+                row[key + "_wall"] = wall_rates[len(r) // 2]
             out.append(row)
     return out
 
 
 def format_vector(rows: list[dict]) -> list[str]:
     """Table lines of bench_vector_env's rows."""
-    lines = ["  vector env (VectorEnv.step: observations + masks, rewards, auto-reset; goal 500,000 at 256 games "
-             "vs random):",
-             f"    {'opponents':<11}{'games':>6}{'learner steps/s':>17}{'without scores in infos':>25}"]
+    lines = ["  vector env, VectorEnv.step with observations + masks, rewards, auto-reset (learner steps per CPU "
+             "second, one core; goal 500,000 at 256 games vs random):",
+             f"    {'opponents':<11}{'games':>6}{'steps/s':>11}{'(wall)':>11}{'without scores in infos':>25}"
+             f"{'(wall)':>11}"]
     for r in rows:
-        lines.append(f"    {r['opponent']:<11}{r['num_envs']:>6}{r['steps_per_s']:>17,.0f}"
-                     f"{r['no_score_info_steps_per_s']:>25,.0f}")
+        lines.append(f"    {r['opponent']:<11}{r['num_envs']:>6}{r['steps_per_s']:>11,.0f}"
+                     f"{r['steps_per_s_wall']:>11,.0f}{r['no_score_info_steps_per_s']:>25,.0f}"
+                     f"{r['no_score_info_steps_per_s_wall']:>11,.0f}")
     return lines
 
 

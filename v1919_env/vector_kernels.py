@@ -12,11 +12,12 @@ Each game has a row of seat policy codes `pol[b, seat]`:
   must decide and count the game as waiting, so that the caller can batch one forward pass over
   every game waiting on it and hand the actions to `vector_continue`.
 
-Per-game bookkeeping lives in one int64 table `G[b, G_*]` (seat, seed, who decides, episode
-length, how the step ended the episode, the record of the episode that ended: seat, seed,
-length, learner won; and how many legal actions the learner has, listed in `legal[b]`, so that
-the next step checks the learner's action without generating them again); `fin_pol` and `fin_state` keep the ended episode's seat codes and final
-state until the next call (infos are built from them). Each game also has its own policy
+Per-game bookkeeping lives in one int64 table `G[b, G_*]`: seat, seed, who decides, episode
+length, how the step ended the episode, the record of the episode that ended (seat, seed,
+length, learner won), and how many legal actions the learner has, listed in `legal_ids[b]` so
+that the next step checks the learner's action without generating them again. `fin_pol` and
+`fin_state` keep the ended episode's seat codes and final state until the next call (infos are
+built from them). Each game also has its own policy
 generator `rng[b]` (xorshift64 state, never zero; seed * 2 + 1), separate from the game's dice,
 so a game replays from its seed whatever the opponents draw.
 
