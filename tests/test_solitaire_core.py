@@ -174,3 +174,59 @@ def test_hand_written_position_carries_vp_level_and_faction():
     g = Game.from_dict({"num_players": 1, "active": "usa", "solitaire": {"faction": "usa", "vp": 7, "target_vp": 9}})
     assert (g.solo_faction, g.player_vp, g.target_vp) == (USA, 7, 9)
     assert g.acting_for == USA and g.decision == "turn"
+
+
+# ----------------------------------------------------------------------------- compiled checks and batches
+@pytest.mark.parametrize("variant", range(4))
+def test_invariants_hold_on_every_step_of_random_solitaire_games(variant):
+    """core/invariants.py (with its solitaire checks: setup, the player's seat, no bot decision
+    left to the player that the bot rules settle) after every decision of random games."""
+    from v1919_env.core.invariants import MESSAGES, random_games_checked
+    from v1919_env.game import card_tables
+    _, T = card_tables()
+    out = np.zeros(60, np.int64)
+    code, game, step = random_games_checked(60, 1, T, 40 + variant, variant, 0, 20000, out)
+    assert code == 0, f"variant {variant}: {MESSAGES[code]} in game {game} at step {step}"
+    assert out.min() > 50
+
+
+def test_solo_invariant_check_can_fail():
+    from v1919_env.core.invariants import BAD_SOLO, BOT_LEFT, check
+    g = Game.new(1, seed=3)
+    prev = np.ones(L.N_NATIONS, np.int64)
+    assert check(g.state, g.T, prev) == 0
+    s = g.state.copy()
+    s[L.HAPPY + 4] = 20                       # Japan's marker back in play
+    assert check(s, g.T, prev) == BAD_SOLO
+    s = g.state.copy()
+    s[L.PENDING_PLAYER] = 1
+    assert check(s, g.T, prev) == BAD_SOLO
+    # a bot decision with a single action left pending (the kernel takes those itself)
+    g = Game.from_dict({"num_players": 1, "active": "france", "solitaire": {"faction": "usa"}})
+    s = g.state.copy()
+    s[L.ACTIVE] = s[L.PENDING_FACTION] = 1
+    s[L.PENDING] = L.D_ADD_ISSUE            # the bot only draws (EN:920)
+    assert check(s, g.T, prev) == BOT_LEFT
+
+
+def test_batch_kernels_play_solitaire_like_the_facade():
+    from v1919_env.core.step import init_batch, mask_batch, step_batch
+    from v1919_env.game import card_tables
+    from v1919_env.actions import NUM_ACTIONS
+    _, T = card_tables()
+    seeds = np.arange(5, dtype=np.int64)
+    S = np.zeros((5, L.STATE_SIZE), np.int32)
+    init_batch(S, T, 1, seeds, 0, 0)
+    games = [Game.new(1, seed=int(x)) for x in seeds]
+    rng = np.random.default_rng(2)
+    M = np.zeros((5, NUM_ACTIONS), np.int8)
+    ok = np.zeros(5, np.int64)
+    for _ in range(120):
+        for b, g in enumerate(games):
+            assert np.array_equal(S[b], g.state)
+        mask_batch(S, T, M)
+        acts = np.array([rng.choice(np.flatnonzero(M[b])) if M[b].any() else 0 for b in range(5)], np.int64)
+        step_batch(S, T, acts, ok)
+        for b, g in enumerate(games):
+            if not g.is_over:
+                g.step(int(acts[b]))

@@ -6,21 +6,52 @@ import numpy as np
 from numba import njit
 
 from .board import is_usa_faction, over_unit_limit
+from .solo import is_bot_decision
 from .layout import (D_KEEP, D_MUTINY, DEP_COL, DRAWN, EV_CUBE, EV_DECK, EV_DECK_N, EV_DISC, EV_DISC_N, EV_TABLE, EV_WAIT,
                      FRAME_W, F_A0, F_PROC, GAME_OVER, HAPPY, INF_AVAIL, INF_EXH, ISSUE_CTRL, ISSUE_DECK,
                      ISSUE_DECK_N, ISSUE_DISC, ISSUE_DISC_N, KEG, MAX_PLAYERS, MIL_AVAIL, MIL_DEMOB, MIL_EXH,
                      N_EVENTS, N_ISSUES, N_NATIONS, N_REGIONS, N_SLOTS, NUM_PLAYERS, PENDING, P_BID, P_EVENT, P_MUTINY, SLOT_CUBES,
-                     SLOT_ISSUE, SP, STACK, STATE_SIZE, UNREST)
+                     SLOT_ISSUE, SP, STACK, STATE_SIZE, UNREST, D_BID, D_DRAFT, D_EVENT_CUBE, DRAFT_DONE, MODE,
+                     MODE_SOLO, PENDING_FACTION, PENDING_PLAYER, PLAYER_STRAT, SOLO_FACTION, SOLO_FACTIONS, SOLO_TARGET,
+                     SOLO_VP, STRAT_DEALT, TURN_NO)
 from .step import MAX_LEGAL, _policy_next, apply_action, init_game, legal
 from .tables import T_FIRST_DEP_COL, T_INFLUENCE, T_KEG_MAX, T_MILITARY, T_TRACK_COLS
 
 OK, BAD_INFLUENCE, BAD_MILITARY, BAD_SPACE, BAD_TRACK, BAD_HAPPY, BAD_ZERO, BAD_ISSUE, BAD_EVENT, DEAD_END, \
-    NO_END, OVER_LIMIT = range(12)
+    NO_END, OVER_LIMIT, BAD_SOLO, BOT_LEFT = range(14)
 MESSAGES = ("ok", "influence cubes not conserved", "military units not conserved", "two units share a space",
             "powder keg / unrest / military order broken", "happiness out of 0..30", "happiness left the zero box",
             "an issue card is not in exactly one place", "an event card is not in exactly one place",
             "no legal action although the game is not over", "the game did not end",
-            "a player has more units than its happiness zone allows and no mutiny is under way")
+            "a player has more units than its happiness zone allows and no mutiny is under way",
+            "solitaire: the player's faction, VP or seat, or the solitaire setup (no strategy cards, no Italian or "
+            "Japanese happiness, two waiting-room issues, no cube on an event) is broken",
+            "solitaire: a bot decision that the bot rules settle was left to the player")
+
+
+@njit(cache=True)
+def check_solo(s, T, buf):
+    """The solitaire game's own invariants (EN:860-884): OK, BAD_SOLO or BOT_LEFT."""
+    if not (0 <= s[SOLO_FACTION] < SOLO_FACTIONS and 0 <= s[SOLO_VP] <= s[TURN_NO] + 1 and s[SOLO_TARGET] >= 1):
+        return BAD_SOLO
+    if s[HAPPY + 3] != 0 or s[HAPPY + 4] != 0 or s[EV_CUBE] >= 0 or s[SLOT_ISSUE + N_SLOTS - 1] >= 0 \
+            or s[DRAFT_DONE] != 0:
+        return BAD_SOLO
+    for j in range(MAX_PLAYERS + 1):
+        if s[STRAT_DEALT + j] >= 0:
+            return BAD_SOLO
+    for p in range(MAX_PLAYERS):
+        if s[PLAYER_STRAT + p] >= 0:
+            return BAD_SOLO
+    if s[GAME_OVER] == 0:
+        if s[PENDING_PLAYER] != 0 or not 0 <= s[PENDING_FACTION] < SOLO_FACTIONS:
+            return BAD_SOLO
+        if s[PENDING] == D_DRAFT or s[PENDING] == D_EVENT_CUBE:
+            return BAD_SOLO
+        if is_bot_decision(s):
+            if s[PENDING] == D_BID or legal(s, T, buf) == 1:
+                return BOT_LEFT
+    return OK
 
 
 @njit(cache=True)
@@ -105,6 +136,8 @@ def check(s, T, prev_happy):
     for e in range(N_EVENTS):
         if ew[e] != 1:
             return BAD_EVENT
+    if s[MODE] == MODE_SOLO:
+        return check_solo(s, T, np.empty(MAX_LEGAL, np.int64))
     return OK
 
 
