@@ -15,6 +15,8 @@
     evaluation: {every_steps: 200000, games: 100, final_games: 400, opponents: [random, rulebot],
                  workers: 0, deterministic: true}
     checkpoint_every_steps: 100000
+    pretrain: {teacher: rulebot, decisions: 600000, epochs: 3, batch_size: 512, learning_rate: 1.0e-3,
+               value_coef: 0.5, holdout: 0.02}   # imitation warm start (teacher null: none); training/pretrain.py
 
 Everything left out takes the defaults below (DEFAULTS); the resolved config is written into the
 run directory, so a run is reproduced from that file alone.
@@ -42,10 +44,12 @@ DEFAULTS = {
     "policy": {"trunk": [256], "pi": [128], "vf": [128], "activation": "relu"},
     "ppo": {"learning_rate": 3.0e-4, "n_steps": 128, "batch_size": 1024, "n_epochs": 4, "gamma": 0.995,
             "gae_lambda": 0.95, "clip_range": 0.2, "ent_coef": 0.01, "vf_coef": 0.5, "max_grad_norm": 0.5,
-            "normalize_advantage": True},
+            "normalize_advantage": True, "target_kl": None},
     "evaluation": {"every_steps": 200_000, "games": 100, "final_games": 400, "opponents": ["random", "rulebot"],
                    "workers": 0, "deterministic": True},
     "checkpoint_every_steps": 100_000,
+    "pretrain": {"teacher": None, "decisions": 500_000, "epochs": 3, "batch_size": 512, "learning_rate": 1.0e-3,
+                 "value_coef": 0.5, "holdout": 0.02},
 }
 SELF = "self"                    # the opponent-pool key of the learner's past checkpoints
 ACTIVATIONS = ("relu", "tanh")
@@ -153,6 +157,19 @@ def validate(cfg: dict) -> dict:
         if name not in known:
             raise ConfigError(f"evaluation.opponents[{k}]: unknown agent {name!r}; agents: {', '.join(known)}")
     _number(cfg, "checkpoint_every_steps", int, 1)
+    _number(cfg, "ppo.target_kl", (int, float), 0, allow_none=True)
+    pre = cfg["pretrain"]
+    if pre["teacher"] is not None and pre["teacher"] not in COMPILED_POLICIES:
+        raise ConfigError(f"pretrain.teacher: null (no warm start) or a compiled agent "
+                          f"({', '.join(COMPILED_POLICIES)}), got {pre['teacher']!r}")
+    for k in ("decisions", "epochs", "batch_size"):
+        _number(cfg, f"pretrain.{k}", int, 1)
+    for k in ("learning_rate", "value_coef"):
+        _number(cfg, f"pretrain.{k}", (int, float), 0)
+    _number(cfg, "pretrain.holdout", (int, float), 0, 0.5)
+    if pre["teacher"] is not None and pre["batch_size"] > pre["decisions"] * (1 - pre["holdout"]):
+        raise ConfigError(f"pretrain.batch_size: {pre['batch_size']} is more than the decisions left for "
+                          f"fitting ({pre['decisions']} less the holdout)")
     return cfg
 
 

@@ -10,7 +10,9 @@ Run directory (runs/train/<name> unless given):
     learning_curve.png   the CSV as a plot
     eval/<step>/<opponent>/   the evaluation tournaments (games.jsonl, results.md)
     state.json           steps, training seconds, pool snapshots, schedule: what --resume reads
-The minutes budget counts training time only (evaluations excluded); both are in state.json.
+The minutes budget counts training time only (evaluations excluded): the imitation warm start
+(`pretrain`, training/pretrain.py) and PPO; state.json keeps train_seconds (both), pretrain_seconds
+and eval_seconds. summary.json's steps_per_s is PPO's: learner steps / (train - pretrain seconds).
 """
 from __future__ import annotations
 
@@ -88,6 +90,7 @@ class Trainer:
         self.run = Path(run_dir) if run_dir is not None else Path("runs/train") / cfg["name"]
         self.state = self._open_run(resume)
         torch.set_num_threads(cfg["torch_threads"])
+        torch.distributions.Distribution.set_default_validate_args(False)   # checks cost ~5% of a step
         ratios = {k: float(v) for k, v in cfg["opponents"].items()}
         sp = cfg["self_play"]
         self.pool = OpponentPool(ratios, sp["pool_size"], sp["deterministic"], seed=cfg["seed"])
@@ -95,8 +98,6 @@ class Trainer:
         self.model = self._make_model(resume)
         if resume and self.state["snapshots"]:
             self.pool.load_snapshots([tuple(x) for x in self.state["snapshots"]])
-        elif ratios.get(SELF, 0) > 0:
-            self.snapshot(self.model.num_timesteps)
         self.pool.apply(self.engine)
         st = self.state["schedule"]
         self.ckpt = _Schedule(cfg["checkpoint_every_steps"], st.get("ckpt"))
@@ -123,8 +124,8 @@ class Trainer:
         else:
             if state_path.exists():
                 raise RunError(f"{self.run} already holds a run; --resume continues it, or choose another --out")
-            state = {"num_timesteps": 0, "train_seconds": 0.0, "eval_seconds": 0.0, "snapshots": [], "schedule": {},
-                     "resumes": 0}
+            state = {"num_timesteps": 0, "train_seconds": 0.0, "eval_seconds": 0.0, "pretrain_seconds": 0.0,
+                     "pretrain": None, "snapshots": [], "schedule": {}, "resumes": 0}
         state["config"] = self.cfg
         (self.run / "checkpoints" / "snapshots").mkdir(parents=True, exist_ok=True)
         (self.run / "config.yaml").write_text(cfg_text)
@@ -211,11 +212,40 @@ class Trainer:
         self.bar.set_postfix_str(f"{rate:,.0f} steps/s {self.last_eval}", refresh=False)
         self.bar.refresh() if step % (self.engine.num_envs * 16) == 0 else None
 
+    def warm_start(self) -> None:
+        """The imitation phase (config `pretrain`), once per run: teacher games, then the fit of the
+        policy and value heads; its seconds count as training time. Evaluated at step 0."""
+        from .pretrain import fit
+        from .teacher import teacher_decisions
+
+        pre = self.cfg["pretrain"]
+        t0 = time.perf_counter()
+        data = teacher_decisions(pre["teacher"], pre["decisions"], self.cfg["num_players"], self.cfg["reward"],
+                                 self.cfg["ppo"]["gamma"], seed=self.cfg["seed"], variant=self.cfg["variant"],
+                                 progress=self.progress)
+        gen = time.perf_counter() - t0
+        result = fit(self.model.policy, data, pre["epochs"], pre["batch_size"], pre["learning_rate"],
+                     pre["value_coef"], pre["holdout"], seed=self.cfg["seed"], progress=self.progress,
+                     log=lambda msg: print(msg, file=sys.stderr))       # stdout is the summary's (CLI)
+        del data
+        result.update(teacher=pre["teacher"], generate_seconds=gen, seconds=time.perf_counter() - t0)
+        self.state["pretrain"] = result
+        self.state["pretrain_seconds"] = result["seconds"]
+        self.state["train_seconds"] += result["seconds"]
+        self.started = time.perf_counter()
+        self.save_state()
+        self.run_evaluation(0, self.cfg["evaluation"]["games"])
+
     # ------------------------------------------------------------------ the run
     def train(self) -> dict:
-        """Train to the budget, then save final.zip, evaluate it with final_games and plot."""
+        """Warm start (if configured and not done yet), train to the budget, then save final.zip,
+        evaluate it with final_games and plot."""
         from tqdm import tqdm
 
+        if self.cfg["pretrain"]["teacher"] is not None and self.state.get("pretrain") is None:
+            self.warm_start()
+        if self.cfg["opponents"].get(SELF, 0) > 0 and not self.pool.snapshots:
+            self.snapshot(self.model.num_timesteps)
         budget = self.cfg["budget"]
         steps = budget["steps"] if budget["steps"] is not None else 10 ** 12
         remaining = max(0, steps - self.model.num_timesteps)
@@ -238,10 +268,12 @@ class Trainer:
         rows = self.run_evaluation(step, self.cfg["evaluation"]["final_games"])
         self.bar.close()
         self.save_state()
+        ppo_seconds = self.state["train_seconds"] - self.state.get("pretrain_seconds", 0.0)
         summary = {"run_dir": str(self.run), "steps": step, "train_minutes": self.state["train_seconds"] / 60,
+                   "pretrain_minutes": self.state.get("pretrain_seconds", 0.0) / 60,
                    "eval_minutes": self.state["eval_seconds"] / 60,
-                   "steps_per_s": step / self.state["train_seconds"] if self.state["train_seconds"] else 0.0,
-                   "final": rows}
+                   "steps_per_s": step / ppo_seconds if ppo_seconds > 0 else 0.0,
+                   "pretrain": self.state.get("pretrain"), "final": rows}
         (self.run / "summary.json").write_text(json.dumps(summary, indent=1))
         return summary
 
