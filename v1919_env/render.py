@@ -15,16 +15,39 @@ def _cubes(g, sl):
     return " ".join(parts) or "-"
 
 
+def decider(g) -> str:
+    """Who takes the pending decision: the seat ('nobody' once the game is over); in the 2-player
+    game 'UK for USA' when a player decides for the USA faction; in the solitaire game the faction
+    the player controls, with 'for the UK bot' when the bot rules leave the player a bot's choice."""
+    if g.is_over:
+        return "nobody"
+    if g.solitaire:
+        who = g.seat_name(g.solo_faction)
+        return who if g.acting_for == g.solo_faction else f"{who} for the {g.seat_name(g.acting_for)} bot"
+    who = g.seat_name(g.current_player)
+    return f"{who} for {g.seat_name(g.acting_for)}" if g.two_player and g.acting_for != g.current_player else who
+
+
+def solitaire_line(g) -> str:
+    """The solitaire game's state in one line: the player's faction and VP, the factions' strengths."""
+    st = "  ".join(f"{_SHORT[n]} {v}" for n, v in zip(NATIONS, g.faction_strengths()))
+    return (f"Solitaire: the player controls {g.seat_name(g.solo_faction)} | VP {g.player_vp} of {g.target_vp}"
+            f" | faction strength {st}")
+
+
 def render_text(g) -> str:
     s, T = g.state, g.T
     np_ = g.num_factions          # the players, and the 2-player game's USA faction
     out = []
     over = " - GAME OVER" + (" (truncated)" if g.truncated else "") if g.is_over else ""
-    acting = (f" for {g.seat_name(g.acting_for)}" if g.two_player and g.acting_for != g.current_player
-              and not g.is_over else "")
-    out.append(f"Versailles 1919 | {g.num_players} players | turn {g.turn} | active "
-               f"{g.seat_name(g.active_player)} | decision: {g.decision} by {g.seat_name(g.current_player)}{acting}{over}")
+    players = "solitaire" if g.solitaire else f"{g.num_players} players"
+    out.append(f"Versailles 1919 | {players} | turn {g.turn} | active "
+               f"{g.seat_name(g.active_player)} | decision: {g.decision} by {decider(g)}{over}")
+    if g.solitaire:
+        out.append(solitaire_line(g))
     untracked = {L.USA_FACTION} if g.two_player else set()       # the 2-player USA has no happiness (EN:779)
+    if g.solitaire:                  # no Italian or Japanese happiness in the solitaire game (EN:866)
+        untracked = {NATIONS.index("italy"), NATIONS.index("japan")}
     out.append("Happiness: " + "  ".join(f"{_SHORT[n]} {'-' if k in untracked else int(s[L.HAPPY + k])}"
                                          for k, n in enumerate(NATIONS)))
     out.append("")
