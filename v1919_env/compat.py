@@ -5,6 +5,8 @@
 - `torchrl_env(...)`: torchrl's `PettingZooWrapper` over the AEC env with numeric infos.
 - `rllib_env(config)`: RLlib's `PettingZooEnv` with the observation keys RLlib's action-masking
   RLModule reads (`observations`, `action_mask`); usable directly as an env creator.
+- `TurnParallelEnv` / `parallel_env(...)`: the turn-based game as a PettingZoo ParallelEnv, for
+  libraries whose multi-agent algorithms step every agent at once (AgileRL's IPPO, MADDPG).
 
 The libraries are imported only inside the functions that need them (the `compat` extra).
 """
@@ -13,13 +15,15 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
+from pettingzoo import ParallelEnv
 from pettingzoo.utils import BaseWrapper
 
 from .actions import NUM_ACTIONS
 from .pettingzoo_env import OBS_HIGH, decision_name, raw_env
 from .core.observe import OBS_SIZE
 
-__all__ = ["SelfPlayEnv", "RLlibObservation", "torchrl_env", "rllib_env", "decision_name"]
+__all__ = ["SelfPlayEnv", "RLlibObservation", "TurnParallelEnv", "parallel_env", "torchrl_env", "rllib_env",
+           "decision_name"]
 
 
 class SelfPlayEnv(gym.Env):
@@ -169,3 +173,81 @@ def rllib_env(config: dict | None = None):
     if config.get("obs_mode", "dict") != "dict":
         raise ValueError("rllib_env needs obs_mode='dict' (the mask travels in the observation)")
     return PettingZooEnv(RLlibObservation(raw_env(**config)))
+
+
+class TurnParallelEnv(ParallelEnv):
+    """The AEC env as a PettingZoo ParallelEnv: every step, every agent observes (the Box
+    observation, obs_mode 'vector') and sends an action, and only the action of the agent to move
+    is played. Its info["action_mask"] holds its legal actions; every other agent's holds action 0
+    alone (ignored), so a masked policy puts all its probability there and learns nothing from its
+    waiting steps but values. (No `env_defined_actions`: with them AgileRL 2.58's MADDPG stores
+    the replaced action ids where its critic expects action vectors.)
+    Rewards are the AEC env's, every agent's at every step (final rewards at the end, for all);
+    when the game ends every agent terminates (or truncates) and `agents` empties.
+    config: the options of `v1919_env.env` but obs_mode."""
+
+    metadata = {"name": "versailles1919_parallel_v0", "render_modes": ["ansi", "rgb_array"], "render_fps": 1}
+
+    def __init__(self, num_players: int = 4, render_mode: str | None = None, **config):
+        if "obs_mode" in config:
+            raise ValueError("TurnParallelEnv observes the Box vector (obs_mode='vector'); obs_mode is not an option")
+        self.aec = raw_env(num_players, render_mode=render_mode, obs_mode="vector", **config)
+        self.render_mode = render_mode
+        self.possible_agents = list(self.aec.possible_agents)
+        self.agents: list[str] = []
+        self.observation_spaces = {a: self.aec.observation_space(a) for a in self.possible_agents}
+        self.action_spaces = {a: self.aec.action_space(a) for a in self.possible_agents}
+        self._idle = np.zeros(NUM_ACTIONS, np.int8)
+        self._idle[0] = 1
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        self.aec.reset(seed=seed, options=options)
+        self.agents = list(self.possible_agents)
+        return self._observe()
+
+    def step(self, actions: dict):
+        aec = self.aec
+        if not self.agents:
+            raise RuntimeError("the game is over: call reset()")
+        mover = aec.agent_selection
+        if mover not in actions:
+            raise ValueError(f"{mover} is to move; got actions for {sorted(actions)}")
+        aec.step(np.asarray(actions[mover]).reshape(-1)[0] if np.ndim(actions[mover]) else actions[mover])
+        rewards = {a: float(aec.rewards[a]) for a in self.agents}
+        term = {a: bool(aec.terminations[a]) for a in self.agents}
+        trunc = {a: bool(aec.truncations[a]) for a in self.agents}
+        obs, infos = self._observe()
+        if all(term[a] or trunc[a] for a in self.agents):
+            self.agents = []
+        return obs, rewards, term, trunc, infos
+
+    def _observe(self):
+        aec = self.aec
+        over = all(aec.terminations[a] or aec.truncations[a] for a in self.possible_agents)
+        mover = None if over else aec.agent_selection
+        obs, infos = {}, {}
+        for a in self.agents:
+            obs[a] = aec.observe(a)
+            if a == mover:
+                infos[a] = {"action_mask": aec.infos[a]["action_mask"]}
+            else:
+                infos[a] = {"action_mask": self._idle.copy()}
+        return obs, infos
+
+    def render(self):
+        return self.aec.render()
+
+    def close(self) -> None:
+        pass
+
+
+def parallel_env(num_players: int = 4, render_mode: str | None = None, **config) -> TurnParallelEnv:
+    """The game as a PettingZoo ParallelEnv (`TurnParallelEnv`), e.g. for AgileRL's multi-agent
+    algorithms: `AsyncPettingZooVecEnv([lambda: v1919_env.compat.parallel_env() for _ in range(n)])`."""
+    return TurnParallelEnv(num_players, render_mode=render_mode, **config)
