@@ -39,7 +39,10 @@ def print_game(specs: list[dict], *, num_players: int, seed: int, variant: str =
         _err(str(e))
         return 2
     print()
-    print("seats: " + ", ".join(f"{NATIONS[p].upper()} = {s['label']}" for p, s in enumerate(specs)))
+    if num_players == 1:
+        print(f"player: {specs[0]['label']} (the solitaire bots play the other two factions)")
+    else:
+        print("seats: " + ", ".join(f"{NATIONS[p].upper()} = {s['label']}" for p, s in enumerate(specs)))
 
     turn = [0]
 
@@ -77,8 +80,8 @@ def cmd_play(args) -> int:
     except AgentError as e:
         _err(str(e))
         return 2
-    if len(specs) not in (2, 3, 4):
-        _err(f"--agents: name 2, 3 or 4 agents, one per seat (got {len(specs)}: "
+    if len(specs) not in (1, 2, 3, 4):
+        _err(f"--agents: name 1 (solitaire), 2, 3 or 4 agents, one per seat (got {len(specs)}: "
              f"{', '.join(s['label'] for s in specs)})")
         return 2
     return print_game(specs, num_players=len(specs), seed=args.seed, variant=args.variant, log=args.log,
@@ -96,8 +99,8 @@ def cmd_demo(args) -> int:
         except AgentError as e:
             _err(str(e))
             return 2
-        if len(specs) not in (2, 3, 4) or args.players not in (None, len(specs)):
-            _err(f"--agents: name {args.players or '2, 3 or 4'} agents, one per seat (got {len(specs)})")
+        if len(specs) not in (1, 2, 3, 4) or args.players not in (None, len(specs)):
+            _err(f"--agents: name {args.players or '1, 2, 3 or 4'} agents, one per seat (got {len(specs)})")
             return 2
     else:
         specs, notes = default_lineup(args.players or 4)

@@ -54,6 +54,9 @@ class HumanAgent(Agent):
         seat = game.seat_name(game.current_player)
         for_usa = (f" for the {game.seat_name(game.acting_for)}" if game.two_player
                    and game.acting_for != game.current_player else "")        # the 2-player USA faction
+        if game.solitaire:                           # the player's faction; a bot's choice left to the player
+            seat = game.seat_name(game.solo_faction)
+            for_usa = f" for the {game.seat_name(game.acting_for)} bot" if game.acting_for != game.solo_faction else ""
         lines = [f"\n{seat}: decide '{game.decision}'{for_usa} ({len(legal_ids)} legal actions)"]
         lines += [f"{k:>4}. {game.describe(a)}" for k, a in enumerate(legal_ids, 1)]
         self._write("\n".join(lines) + "\n")

@@ -130,9 +130,13 @@ def run_game(agents: list[Agent], specs: list[dict], *, num_players: int, seed: 
 # ---------------------------------------------------------------------- printing (play, demo, replay)
 def format_move(game: Game, step: int, seat: int, action: int) -> str:
     """One printed line per decision: step, seat, decision (and, in the 2-player game, 'for USA' when the
-    seat decides for the USA faction), description."""
+    seat decides for the USA faction; in the solitaire game the player's faction, and 'for the X bot'
+    on a bot's choice), description."""
     who = f"{game.seat_name(seat):<7}"
-    if game.two_player and game.acting_for != seat:
+    if game.solitaire:
+        from v1919_env.render import decider
+        who = f"{decider(game):<7}"
+    elif game.two_player and game.acting_for != seat:
         who += f" for {game.seat_name(game.acting_for)}"
     return f"{step:>5}  {who} [{game.decision}] {game.describe(action)}"
 
@@ -140,6 +144,8 @@ def format_move(game: Game, step: int, seat: int, action: int) -> str:
 def format_result(rec: dict) -> str:
     """The final scoring table of a record, one row per seat, with ranks, winners and any forfeit."""
     res = rec["result"]
+    if rec["num_players"] == 1:
+        return _format_solitaire_result(rec)
     rows = [f"{'seat':<8}{'agent':<22}{'issues':>7}{'flags':>7}{'strategy':>9}{'happiness':>10}{'total':>7}"
             f"{'rank':>6}"]
     for s, seat, rank in zip(res["scores"], rec["seats"], res["ranks"]):
@@ -154,15 +160,38 @@ def format_result(rec: dict) -> str:
     return "\n".join(rows)
 
 
+def _format_solitaire_result(rec: dict) -> str:
+    """The solitaire game's result: the player's VP against the level, the faction it ended with and
+    the factions' strengths (EN:955-961)."""
+    res = rec["result"]
+    s = res["scores"][0]
+    outcome = "won" if s["winner"] else "lost"
+    strengths = ", ".join(f"{n.upper()} {v}" for n, v in s["strengths"].items())
+    rows = [f"player ({rec['seats'][0]['label']}): {s['total']} VP of {s['target_vp']} -> {outcome}; "
+            f"controls {s['nation'].upper()} at the end; faction strength {strengths}"]
+    f = res["forfeit"]
+    if f is not None:
+        rows.append(f"forfeit at step {f['step']}: {f['reason']}")
+    end = "truncated by the safety cap" if res["truncated"] else "game over"
+    rows.append(f"({res['decisions']} decisions; {end}; card set {rec['card_set']['label']})")
+    return "\n".join(rows)
+
+
 # ---------------------------------------------------------------------- the demo's default line-up
 DEMO_LINEUP = ("ismcts:iterations=200", "rulebot", "greedy", "rulebot")
 """The baseline bots (a 3-player demo seats the first three), with a search budget small enough that
 the demo takes seconds; in early 8-game tournaments rulebot and greedy beat ismcts at this budget."""
+DEMO_SOLITAIRE = ("rulebot",)
+"""The solitaire demo's player: the rule bot plays the player's decisions in well under a second a
+game (greedy and ismcts take 35-70 s and, like it, score for the faction, not the player's VP)."""
 
 
-def default_lineup(num_players: int, preferred=DEMO_LINEUP) -> tuple[list[dict], list[str]]:
-    """Seat specs for the demo: the preferred agents, each replaced by `random` when its name is not
-    registered or its options are refused; returns (specs, notes about each replacement)."""
+def default_lineup(num_players: int, preferred=None) -> tuple[list[dict], list[str]]:
+    """Seat specs for the demo: the preferred agents (default: DEMO_LINEUP, DEMO_SOLITAIRE for one
+    player), each replaced by `random` when its name is not registered or its options are refused;
+    returns (specs, notes about each replacement)."""
+    if preferred is None:
+        preferred = DEMO_SOLITAIRE if num_players == 1 else DEMO_LINEUP
     specs, notes = [], []
     for text in preferred[:num_players]:
         name, opts = parse_agent_spec(text)

@@ -125,10 +125,8 @@ def test_cli_play_record_and_replay(tmp_path, capsys):
 
 
 def test_cli_play_rejects_bad_agents(capsys):
-    assert main(["play", "--agents", "random"]) == 2
-    assert "2, 3 or 4 agents" in capsys.readouterr().err
-    assert main(["play", "--agents", "random,random,random,random,random"]) == 2
-    assert "2, 3 or 4 agents" in capsys.readouterr().err
+    assert main(["play", "--agents", "random,random,random,random,random"]) == 2     # one agent: solitaire
+    assert "1 (solitaire), 2, 3 or 4 agents" in capsys.readouterr().err
     assert main(["play", "--agents", "random,nobody,random,random"]) == 2
     assert "unknown agent 'nobody'" in capsys.readouterr().err
 

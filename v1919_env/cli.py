@@ -125,13 +125,15 @@ def _add_agent_commands(sub) -> None:
     pl = sub.add_parser(
         "play", help="play one game between agents (bots or you) and print it move by move",
         formatter_class=raw,
-        description=wrap("Play one game, one agent per seat (2, 3 or 4 agents: 2, 3 or 4 players; in the 2-player "
-                         "game each player also runs the USA faction on its turn), printed move by move "
+        description=wrap("Play one game, one agent per seat (1 agent: the solitaire game against the rule bots; 2, 3 "
+                         "or 4 agents: 2, 3 or 4 players; in the 2-player game each player also runs the USA "
+                         "faction on its turn), printed move by move "
                          "(step, seat, decision, description), then the final board and scoring table."),
         epilog="agents are registered names with options: name:key=value,key=value\n"
                "example:\n  v1919 play --agents rulebot,ismcts:iterations=200,random,human --seed 7\n"
                "  (the human seat types the number of an action; b shows the board, q quits)")
-    pl.add_argument("--agents", required=True, help="comma-separated agents, one per seat (UK, France, USA, Italy)")
+    pl.add_argument("--agents", required=True, help="comma-separated agents, one per seat (UK, France, USA, Italy); "
+                                                    "one agent plays the solitaire game")
     pl.add_argument("--seed", type=seed_arg, default=0, help="game seed, 0..2**63-1 (the agents' seeds derive from it)")
     pl.add_argument("--variant", default="standard",
                     help=VARIANT_HELP)
@@ -188,8 +190,9 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="play a full game between the strongest bots and print it",
                           epilog="example: v1919 demo --players 3 --seed 7   or   v1919 demo --agents rulebot,random,"
                                  "random,random")
-    demo.add_argument("--players", type=int, default=None, choices=(2, 3, 4),
-                      help="2, 3 or 4 (default: 4, or as many as --agents names)")
+    demo.add_argument("--players", type=int, default=None, choices=(1, 2, 3, 4),
+                      help="1 (the solitaire game: one player against the rule bots), 2, 3 or 4 (default: 4, or "
+                           "as many as --agents names)")
     demo.add_argument("--agents", default=None, help="agents per seat, as for `v1919 play` (default: the strongest "
                                                      "registered bots, agents.play.DEMO_LINEUP)")
     demo.add_argument("--seed", type=seed_arg, default=0, help="game seed, 0..2**63-1")
@@ -198,7 +201,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="print every decision (default) or only the boards and scores")
     demo.set_defaults(func=_cmd_demo)
     b = sub.add_parser("bench", help="speed of random play: batched kernel, facade, compile and start times")
-    b.add_argument("--players", type=int, default=4, choices=(2, 3, 4))
+    b.add_argument("--players", type=int, default=4, choices=(1, 2, 3, 4),
+                   help="1 (solitaire), 2, 3 or 4 (default 4); the solitaire and 2-player rates are printed beside "
+                        "the 4-player one")
     b.add_argument("--seconds", type=float, default=3.0, help="minimum time per measurement")
     b.add_argument("--json", action="store_true", help="print one JSON object")
     b.add_argument("--no-cold", action="store_true", help="skip the cold-compile measurement (minutes)")

@@ -98,7 +98,10 @@ def render_text(g) -> str:
         held = [f"{g.names.issue_at(i)} ({int(T[T_ISSUE_STARS + i])}*)" for i in range(L.N_ISSUES)
                 if s[L.ISSUE_CTRL + i] == p]
         out.append(f"  {NATIONS[p]:<10} {', '.join(held) or '-'}")
-    if g.is_over:
+    if g.is_over and g.solitaire:
+        out.append("")
+        out.append(f"Final: the player has {g.player_vp} VP of {g.target_vp}: {'WON' if g.won else 'lost'} (EN:959)")
+    elif g.is_over:
         out.append("")
         out.append("Final scores: " + "  ".join(
             f"{r['nation']} {r['total']} (issues {r['issues']}, flags {r['flags']}, strategy {r['strategy']}, "
