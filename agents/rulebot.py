@@ -1,5 +1,6 @@
-"""`rulebot`: the designers' solitaire bot priorities for any seat (compiled: v1919_env/core/bots.py;
-the priorities and the policies for every choice the rules leave open are listed in docs/agents.md)."""
+"""`rulebot`: the designers' solitaire bot priorities for any seat (compiled: v1919_env/core/botrules.py,
+played by core/bots.py; the priorities and the policies for every choice the rules leave open are listed
+in docs/agents.md)."""
 from __future__ import annotations
 
 import numpy as np

@@ -16,7 +16,7 @@ from .layout import (ACTIVE, MAX_LEGAL, D_CHOOSE_FACTION, MODE, MODE_SOLO, PENDI
 from .settle import (legal_add_issue, legal_adv_event, legal_adv_issue, legal_event_cube, legal_keep, legal_option,
                      option_proc, settle_proc)
 from .setup import new_game
-from .solo import legal_switch, solo_auto, solo_filter, switch_proc
+from .solo import is_bot_decision, legal_switch, solo_auto, solo_filter, switch_proc
 from .turn import legal_demobilize, legal_place_second, legal_turn, mutiny_proc, turn_proc
 from .uprising import (bid_proc, draft_proc, legal_affected, legal_bid, legal_bid_tie, legal_draft, legal_modifier, legal_sign,
                        legal_uprising_issue, uprising_proc)
@@ -127,9 +127,13 @@ def run(s, T, kind, a):
 def _run_solo(s, T, kind, a):
     """`run` for the solitaire game: the bots' decisions that their rules settle are taken here, as
     decisions of the game (counted, safety cap included), until the player must decide."""
-    buf = np.empty(MAX_LEGAL, np.int64)
+    buf = np.empty(0, np.int64)
     while s[GAME_OVER] == 0:
         if s[PENDING] != 0:
+            if not is_bot_decision(s):
+                return
+            if buf.shape[0] == 0:
+                buf = np.empty(MAX_LEGAL, np.int64)
             a = solo_auto(s, T, buf, legal(s, T, buf))
             if a < 0:
                 return
