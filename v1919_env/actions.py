@@ -276,7 +276,7 @@ def describe(action: int, game=None) -> str:
 
 
 def _seat_name(game, seat):
-    return NATIONS[seat].upper() if game is None or seat < game.num_players else f"seat {seat}"
+    return NATIONS[seat].upper() if game is None or seat < game.num_factions else f"seat {seat}"
 
 
 def segment_table() -> str:
