@@ -215,6 +215,33 @@ def test_bot_region_tie_break_most_issues_then_highest_star():
     assert g.to_dict()["players"]["france"]["military"]["deployed"] == {"europe": 7}
 
 
+def test_bot_region_tie_left_by_the_rules_goes_to_the_games_die():
+    """EN:898: Europe and the Middle East qualify, France has two issues in each, the best a 5 star:
+    a die for each region (the game's dice, queued here): the higher roll wins."""
+    kw = _exposed_france(regions={"europe": {"unrest": 4}, "middle_east": {"unrest": 4}})
+    kw["settled"] = kw["settled"] + [("Syria", "france", "French Mandate"), ("Arabia", "france", "UK Protectorate")]
+    g = solo_game(forced_dice=[2, 5], **kw)
+    assert g.to_dict()["players"]["france"]["military"]["deployed"] == {"middle_east": 7}
+    g = solo_game(forced_dice=[5, 2], **kw)
+    assert g.to_dict()["players"]["france"]["military"]["deployed"] == {"europe": 7}
+    g = solo_game(forced_dice=[3, 3, 1, 4], **kw)          # a tie rolls again
+    assert g.to_dict()["players"]["france"]["military"]["deployed"] == {"middle_east": 7}
+
+
+def test_bot_military_check_comes_again_after_the_political_action():
+    """EN:899: Europe is on the 2 column at the start of France's turn; France settles Anschluss
+    ("No": Europe +2), so after its political action Europe is on the 4 column where France has the
+    most issues: it deploys then, once."""
+    g = solo_game(settled=[("Prussia", "france", "Germany"), ("Silesia", "france", "Plebiscite")],
+                  table=[("Anschluss", {"france": 1}), "Kiel Canal"], waiting=[("Thrace", {"uk": 1}), "Fiume"],
+                  regions={"europe": {"unrest": 2}})
+    assert g.decision == "adv_event" and g.to_dict()["players"]["france"]["military"]["deployed"] == {}
+    assert g.to_dict()["regions"]["europe"]["unrest"] == 4
+    g.step(encode("advance_event", slot=0))
+    assert at_players_turn(g)
+    assert g.to_dict()["players"]["france"]["military"]["deployed"] == {"europe": 7}
+
+
 def test_bot_demobilizes_when_one_or_two_from_a_forced_demobilization():
     """EN:897: at happiness 12 (3 units allowed down to 11) France is 2 from a forced demobilization and
     the first demobilize space gives 2+: it demobilizes (the player picks which unit)."""
