@@ -22,14 +22,17 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
-def measure(cfg: dict, runners: int, iterations: int, num_cpus: int) -> dict:
-    """Figures of `iterations` iterations after a warm-up one, with `runners` env runners."""
+def measure(cfg: dict, runners: int, iterations: int, num_cpus: int, envs: int | None = None) -> dict:
+    """Figures of `iterations` iterations after a warm-up one, with `runners` env runners (of
+    `envs` envs each, default the config's)."""
     import ray
 
     from training.rllib_backend import build_algorithm, init_ray, iteration_row
     from training.rllib_config import config_from_dict
 
-    cfg = config_from_dict({**cfg, "ray": {**cfg["ray"], "num_env_runners": runners}}, cfg["name"])
+    envs = envs or cfg["ray"]["num_envs_per_env_runner"]
+    cfg = config_from_dict({**cfg, "ray": {**cfg["ray"], "num_env_runners": runners, "num_envs_per_env_runner": envs}},
+                           cfg["name"])
     init_ray(num_cpus=num_cpus)
     try:
         algo = build_algorithm(cfg)
@@ -40,6 +43,9 @@ def measure(cfg: dict, runners: int, iterations: int, num_cpus: int) -> dict:
                 t0 = time.perf_counter()
                 result = algo.train()
                 rows.append(iteration_row(it + 1, result, time.perf_counter() - t0))
+                if rows[-1]["env_steps"] == 0:
+                    raise RuntimeError(f"{runners} env runner(s): iteration {it + 1} sampled nothing "
+                                       f"(ray.sample_timeout_s passed?)")
         finally:
             algo.stop()
     finally:
@@ -47,7 +53,7 @@ def measure(cfg: dict, runners: int, iterations: int, num_cpus: int) -> dict:
     steps = sum(r["env_steps"] for r in rows)
     seconds = sum(r["seconds"] for r in rows)
     sample = sum(r["sample_seconds"] for r in rows)
-    return {"env_runners": runners, "iterations": iterations, "env_steps": steps,
+    return {"env_runners": runners, "envs_per_runner": envs, "iterations": iterations, "env_steps": steps,
             "iteration_env_steps_per_s": round(steps / seconds, 1),
             "sampling_env_steps_per_s": round(steps / sample, 1),
             "seconds_per_iteration": round(statistics.mean(r["seconds"] for r in rows), 2),
@@ -59,6 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--config", default="configs/train/rllib_4p.yaml")
     ap.add_argument("--runners", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--iterations", type=int, default=2)
+    ap.add_argument("--envs-per-runner", type=int, default=None, help="default: the config's")
     ap.add_argument("--num-cpus", type=int, default=2)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
@@ -71,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for n in args.runners:
         load = os.getloadavg()[0]
-        rows.append({**measure(cfg, n, args.iterations, args.num_cpus), "load_before": round(load, 2)})
+        rows.append({**measure(cfg, n, args.iterations, args.num_cpus, args.envs_per_runner), "load_before": round(load, 2)})
         if not args.json:
             print(f"{n} env runner(s): {rows[-1]}", file=sys.stderr)
     out = {"config": args.config, "train_batch_size": cfg["ppo"]["train_batch_size"], "num_cpus": args.num_cpus,
@@ -81,10 +88,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     print(f"{args.config}: train batch {cfg['ppo']['train_batch_size']} env steps, Ray with {args.num_cpus} CPUs "
           f"on {os.cpu_count()} cores")
-    print("| env runners | env steps/s (iteration) | env steps/s (sampling) | s/iteration | sampling share | load |")
+    print("| env runners x envs | env steps/s (iteration) | env steps/s (sampling) | s/iteration | sampling share | load |")
     print("|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['env_runners']} | {r['iteration_env_steps_per_s']:,.0f} | {r['sampling_env_steps_per_s']:,.0f} | "
+        print(f"| {r['env_runners']} x {r['envs_per_runner']} | {r['iteration_env_steps_per_s']:,.0f} | {r['sampling_env_steps_per_s']:,.0f} | "
               f"{r['seconds_per_iteration']} | {100 * r['sampling_share']:.0f}% | {r['load_before']} |")
     return 0
 

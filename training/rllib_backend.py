@@ -62,7 +62,7 @@ def ppo_config(cfg: dict):
             # our env raises on an illegal id; RLlib's env check would step unmasked random actions
             .environment(ENV_NAME, env_config=env_config(cfg), disable_env_checking=True)
             .env_runners(num_env_runners=r["num_env_runners"], num_envs_per_env_runner=r["num_envs_per_env_runner"],
-                         num_cpus_per_env_runner=1)
+                         num_cpus_per_env_runner=1, sample_timeout_s=r["sample_timeout_s"])
             .learners(num_learners=r["num_learners"])
             # a failing env runner stops the run with its error (no silent restarts, no empty iterations)
             .fault_tolerance(restart_failed_env_runners=False)

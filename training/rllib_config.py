@@ -6,7 +6,8 @@
     variant: standard
     reward: {win_loss: 1.0, score_margin: 0.5}    # as in the SB3 configs (v1919_env/rewards.py)
     budget: {iterations: 100, steps: null, minutes: 30}   # stops at the first reached
-    ray: {address: null, num_cpus: 2, num_env_runners: 2, num_envs_per_env_runner: 1, num_learners: 0}
+    ray: {address: null, num_cpus: 2, num_env_runners: 2, num_envs_per_env_runner: 4, num_learners: 0,
+          sample_timeout_s: 600}         # how long an iteration waits for the env runners' samples
     opponents: {learner: 0.2, self: 0.3, rulebot: 0.3, random: 0.2}   # ratios per opponent seat
     self_play: {pool_size: 4, snapshot_every_iterations: 5}
     policy: {hiddens: [256, 128], activation: relu}
@@ -33,7 +34,7 @@ DEFAULTS = {
     "reward": "win_loss",
     "budget": {"iterations": 10, "steps": None, "minutes": None},
     "ray": {"address": None, "num_cpus": 2, "num_env_runners": 1, "num_envs_per_env_runner": 1,
-            "num_learners": 0},
+            "num_learners": 0, "sample_timeout_s": 600},
     "opponents": {"learner": 0.5, "self": 0.5},
     "self_play": {"pool_size": 2, "snapshot_every_iterations": 5},
     "policy": {"hiddens": [256, 128], "activation": "relu"},
@@ -73,6 +74,7 @@ def validate(cfg: dict) -> dict:
     for k in ("num_env_runners", "num_learners"):
         _number(cfg, f"ray.{k}", int, 0)
     _number(cfg, "ray.num_envs_per_env_runner", int, 1)
+    _number(cfg, "ray.sample_timeout_s", (int, float), 1)
     baselines = [a for a in agent_names() if a not in NOT_BASELINES]
     opp = cfg["opponents"]
     if not isinstance(opp, dict) or not opp:
