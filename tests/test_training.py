@@ -222,3 +222,11 @@ def test_the_shipped_weights_are_the_learned_agents_default():
     specs = [seat_spec("learned")] + [seat_spec("rulebot", label=f"rulebot-{k}") for k in range(3)]
     rec = run_game(agents, specs, num_players=4, seed=2)
     assert rec["result"]["forfeit"] is None
+
+
+def test_throughput_bench_trains_without_warm_start_or_evaluation(capsys):
+    from training.bench import main
+
+    assert main([str(SMOKE), "--steps", "512", "--set", "env.num_envs=8", "ppo.n_steps=32"]) == 0
+    out = capsys.readouterr().out
+    assert "env.num_envs=8 ppo.n_steps=32: 512 learner steps in" in out and "steps/s" in out

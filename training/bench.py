@@ -1,0 +1,63 @@
+"""Training throughput: learner steps per second of PPO end to end (rollouts in the vector env with its
+opponents, the policy's forward passes, PPO's updates) for training configs, without their warm start
+and evaluations, each in a fresh temporary run directory.
+
+    python -m training.bench configs/train/ppo_4p.yaml --steps 100000
+    python -m training.bench configs/train/ppo_4p.yaml --steps 100000 --set env.num_envs=64 ppo.n_epochs=4
+"""
+from __future__ import annotations
+
+import argparse
+import copy
+import tempfile
+
+import yaml
+
+
+def _override(raw: dict, assignment: str) -> None:
+    key, _, value = assignment.partition("=")
+    if not value:
+        raise SystemExit(f"--set {assignment!r}: expected key.path=value")
+    node = raw
+    parts = key.split(".")
+    for k in parts[:-1]:
+        node = node.setdefault(k, {})
+    node[parts[-1]] = yaml.safe_load(value)
+
+
+def measure(raw: dict, steps: int) -> dict:
+    """Train a copy of config `raw` (a decoded YAML mapping) for `steps` learner steps; its figures."""
+    from .config import config_from_dict
+    from .learner import train
+
+    raw = copy.deepcopy(raw)
+    raw["budget"] = {"steps": steps, "minutes": None}
+    raw.setdefault("pretrain", {})["teacher"] = None
+    raw["evaluation"] = dict(raw.get("evaluation", {}), every_steps=None, final_games=0)
+    raw["checkpoint_every_steps"] = 10 ** 12
+    cfg = config_from_dict(raw, raw.get("name") or "bench")
+    with tempfile.TemporaryDirectory() as d:
+        s = train(cfg, d, progress=False, log=lambda *_: None)
+    return {"steps": s["steps"], "seconds": s["train_minutes"] * 60, "steps_per_s": s["steps_per_s"]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m training.bench", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("configs", nargs="+", help="training configs (YAML)")
+    ap.add_argument("--steps", type=int, default=100_000, help="learner steps per config")
+    ap.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE", help="overrides, e.g. ppo.n_epochs=4")
+    args = ap.parse_args(argv)
+    for path in args.configs:
+        with open(path) as fh:
+            raw = yaml.safe_load(fh) or {}
+        for a in args.set:
+            _override(raw, a)
+        r = measure(raw, args.steps)
+        print(f"{path} {' '.join(args.set)}: {r['steps']:,} learner steps in {r['seconds']:.1f} s = "
+              f"{r['steps_per_s']:,.0f} steps/s", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
