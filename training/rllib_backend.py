@@ -10,7 +10,7 @@ Run directory (runs/rllib/<name> unless given):
     config.yaml           the resolved config
     checkpoints/iter_<N>/ RLlib algorithm checkpoints (every checkpoint_every_iterations, and the last);
                           each loads as the `learned` agent: `learned:path=<dir>` (agents/learned_rllib.py)
-    progress.csv          per iteration: env steps, seconds, steps/s, the learner's mean episode return
+    progress.csv          per iteration: env steps, seconds, env steps/s, the learner's mean episode return
     evaluations.csv       win rates against the evaluation opponents (training/evaluate.py), and
     learning_curve.png    their plot; eval/<iteration>/<opponent>/ the tournaments
     summary.json
@@ -29,8 +29,7 @@ from .plots import plot_learning_curve
 from .rllib_env import ENV_NAME, LEARNER, make_env, module_of, observation_space, snapshot_modules
 
 EVAL_SEED_OFFSET = 7919     # evaluations play the same game seeds at every iteration
-PROGRESS_COLUMNS = ("iteration", "env_steps", "seconds", "env_steps_per_s", "sample_seconds", "learner_return_mean",
-                    "episodes")
+PROGRESS_COLUMNS = ("iteration", "env_steps", "seconds", "env_steps_per_s", "learner_return_mean", "episodes")
 
 
 class RLlibRunError(RuntimeError):
@@ -110,11 +109,10 @@ def iteration_row(it: int, result: dict, seconds: float) -> dict:
     """The progress.csv row of one algo.train() result."""
     er = result.get("env_runners", {})
     steps = int(er.get("num_env_steps_sampled", 0))
-    sample = float(result.get("timers", {}).get("env_runner_sampling_timer", float("nan")))
     ret = er.get("module_episode_returns_mean", {}).get(LEARNER, float("nan"))
     return {"iteration": it, "env_steps": steps, "seconds": round(seconds, 3),
             "env_steps_per_s": round(steps / seconds, 1) if seconds > 0 else 0.0,
-            "sample_seconds": round(sample, 3), "learner_return_mean": ret,
+            "learner_return_mean": ret,
             "episodes": int(er.get("num_episodes", 0))}
 
 
