@@ -269,7 +269,12 @@ class _Board:
                                   f"{', '.join(disc) or '-'}   |   event deck: {len(d['events']['deck'])}", 12))
         self.add(Text(10, HEIGHT - 10, "Track columns: number (uprising threshold; X: none). Red columns: powder kegs; "
                                        "green: deploy spaces. U: unrest marker.", 11, GREY))
-        if self.g.is_over:
+        if self.g.is_over and self.g.solitaire:
+            g = self.g
+            self.add(Text(10, y + 36, f"Final: the player has {g.player_vp} VP of {g.target_vp}: "
+                                      f"{'WON' if g.won else 'lost'}", 13, bold=True, cls="score",
+                          data=(("total", g.player_vp),)))
+        elif self.g.is_over:
             self.add(Text(10, y + 36, "Final scores", 13, bold=True))
             for k, r in enumerate(self.g.scores()):
                 self.add(Text(10 + (k % 2) * 380, y + 56 + (k // 2) * 18,
