@@ -1,0 +1,95 @@
+"""The command line with the solitaire game (and the 2-player game): demo, play with a human, records
+and replay, and the solitaire rows of `v1919 bench`."""
+from __future__ import annotations
+
+import io
+import json
+
+import numpy as np
+import pytest
+
+from v1919_env.cli import main
+from v1919_env.game import Game, card_tables
+
+
+def test_demo_players_1_prints_a_whole_game(capsys):
+    assert main(["demo", "--players", "1", "--seed", "3"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Versailles 1919 | solitaire | turn 1")
+    assert "player: rulebot (the solitaire bots play the other two factions)" in out
+    assert "for the" in out and " bot [" in out           # decisions the bot rules leave to the player
+    assert "Final: the player has" in out
+    last = out.strip().splitlines()
+    assert "VP of 20 ->" in last[-2] and "faction strength UK" in last[-2]
+    assert "decisions; game over;" in last[-1]
+    g = Game.new(1, seed=3)
+    assert f"the player controls {g.seat_name(g.solo_faction)}" in out
+
+
+def test_demo_players_2_prints_a_whole_game(capsys):
+    assert main(["demo", "--players", "2", "--seed", "1", "--no-log"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Versailles 1919 | 2 players")
+    rows = [line for line in out.splitlines() if line.startswith(("uk ", "france "))]
+    assert len(rows) == 2 and "game over" in out
+
+
+def test_demo_rejects_agents_that_do_not_match_players(capsys):
+    assert main(["demo", "--players", "1", "--agents", "random,random"]) == 2
+    assert "name 1 agents" in capsys.readouterr().err
+
+
+def _human_input(monkeypatch, text):
+    monkeypatch.setattr("sys.stdin", io.StringIO(text))
+
+
+def test_play_human_solitaire(monkeypatch, capsys):
+    _human_input(monkeypatch, "1\n" * 2000)
+    assert main(["play", "--agents", "human", "--seed", "4", "--no-log"]) == 0
+    out = capsys.readouterr().out
+    assert "player: human" in out
+    assert "USA: decide 'turn' for the UK bot" in out          # seed 4: the player starts as the USA
+    assert "VP of 20 ->" in out
+
+
+def test_play_human_quits(monkeypatch, capsys):
+    _human_input(monkeypatch, "q\n")
+    assert main(["play", "--agents", "human", "--seed", "4"]) == 0
+    assert "nothing is scored" in capsys.readouterr().out
+
+
+def test_play_two_humans_in_the_two_player_game(monkeypatch, capsys):
+    _human_input(monkeypatch, "1\n" * 3000)
+    assert main(["play", "--agents", "human,human", "--seed", "2", "--no-log"]) == 0
+    out = capsys.readouterr().out
+    assert "for the USA" in out and "game over" in out
+
+
+def test_solitaire_record_replays(tmp_path, capsys):
+    f = tmp_path / "games.jsonl"
+    assert main(["play", "--agents", "random", "--seed", "9", "--no-log", "--record", str(f)]) == 0
+    rec = json.loads(f.read_text().splitlines()[0])
+    assert rec["num_players"] == 1 and rec["result"]["scores"][0]["target_vp"] == 20
+    capsys.readouterr()
+    assert main(["replay", str(f), "--quiet"]) == 0
+    assert "reproduces" in capsys.readouterr().out
+
+
+def test_bench_solitaire_batch_is_set_up_like_game_new():
+    """The bench's solitaire batches start exactly as Game.new(1, seed) does."""
+    from v1919_env.bench import _init_solitaire_batch
+    from v1919_env.core.layout import STATE_SIZE
+    _, T = card_tables(None)
+    S = np.zeros((3, STATE_SIZE), np.int32)
+    _init_solitaire_batch(S, T, np.array([5, 6, 7]))
+    for b, seed in enumerate((5, 6, 7)):
+        assert np.array_equal(S[b], Game.new(1, seed=seed).state)
+
+
+def test_bench_counts_the_bots_decisions_apart():
+    from v1919_env.bench import bench_batched
+    _, T = card_tables(None)
+    r = bench_batched(T, 1, 4, 0.0)
+    assert r["games"] == 20 and 0 < r["decisions_per_game"] < r["all_decisions_per_game"]
+    four = bench_batched(T, 4, 4, 0.0)
+    assert four["decisions_per_game"] == pytest.approx(four["all_decisions_per_game"])
