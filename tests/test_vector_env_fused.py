@@ -163,3 +163,36 @@ def test_the_vector_bench_prints_a_row_per_opponent_and_size():
     assert all(r["steps_per_s"] > 0 and r["no_score_info_steps_per_s"] > 0 for r in rows)
     lines = format_vector(rows)
     assert len(lines) == 2 + len(rows) and lines[-1].split()[:2] == ["rulebot", "4"]
+
+
+class IllegalOnce(HashedBatchPolicy):
+    """Chooses illegal actions in its `when`-th call, else plays hashed_choice."""
+
+    def __init__(self, when: int):
+        super().__init__()
+        self.when = when
+
+    def act_batch(self, obs, masks):
+        acts = super().act_batch(obs, masks)
+        if len(self.calls) == self.when:
+            acts[:] = np.argmin(masks, axis=1)
+        return acts
+
+
+def test_stepping_on_after_an_opponent_error_never_applies_the_learner_action_to_another_seat():
+    from v1919_env.gymnasium_env import OpponentError
+
+    env = VectorEnv(num_envs=6, seed=6, opponents=[IllegalOnce(when=12)])
+    env.reset()
+    with pytest.raises(OpponentError, match="illegal action"):
+        for _ in range(12):
+            env.step(np.argmax(env.action_masks(), axis=1))
+    waiting = np.flatnonzero(env.who != env.seats)
+    assert len(waiting) > 0
+    states = env.S[waiting].copy()
+    stale = env._legal[:, 0].astype(np.int64)     # legal at each game's last learner decision
+    _, rewards, dones, infos = env.step(stale)
+    for k, b in enumerate(waiting):       # the episode ends as an illegal step; the old game was not played on
+        assert dones[b] and infos[b]["illegal_action"] is True and rewards[b] == -1.0
+        assert not np.array_equal(env.S[b], states[k])
+    assert (env.who == env.seats).all() and env.action_masks().any(axis=1).all()

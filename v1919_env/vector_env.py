@@ -259,10 +259,11 @@ class VectorEnv:
             self._ep_rng[0] = np.random.default_rng(self._next_seed).integers(1, 2 ** 63, dtype=np.int64)
             self._next_seed = None
         obs, masks = self._next_buffers()
-        if vector_reset(self.S, self.T, *self._kernel_args(obs, masks)):
+        waiting = vector_reset(self.S, self.T, *self._kernel_args(obs, masks))
+        self._started = True
+        if waiting:
             self._play_externals(obs, masks)
         self._prune_externals()
-        self._started = True
         return obs, masks
 
     def step_all(self, actions):

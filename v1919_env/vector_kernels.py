@@ -233,10 +233,11 @@ def vector_step(S, T, actions, cfg, pool_codes, pool_cum, ep_rng, kinds, weights
         s = S[b]
         a = actions[b]
         ok = False
-        for j in range(G[b, G_NLEGAL]):        # the legal actions _settle listed for this decision
-            if legal_ids[b, j] == a:
-                ok = True
-                break
+        if G[b, G_WHO] == G[b, G_SEAT]:         # (not after an external seat's OpponentError)
+            for j in range(G[b, G_NLEGAL]):    # the legal actions _settle listed for this decision
+                if legal_ids[b, j] == a:
+                    ok = True
+                    break
         if ok:
             apply_action(s, T, a)
             G[b, G_WHO] = advance(s, T, pol[b], buf, rng[b:b + 1])
