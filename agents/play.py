@@ -145,36 +145,35 @@ def format_result(rec: dict) -> str:
     """The final scoring table of a record, one row per seat, with ranks, winners and any forfeit."""
     res = rec["result"]
     if rec["num_players"] == 1:
-        return _format_solitaire_result(rec)
+        return "\n".join(_solitaire_rows(rec) + _result_footer(rec))
     rows = [f"{'seat':<8}{'agent':<22}{'issues':>7}{'flags':>7}{'strategy':>9}{'happiness':>10}{'total':>7}"
             f"{'rank':>6}"]
     for s, seat, rank in zip(res["scores"], rec["seats"], res["ranks"]):
         tag = "  winner" if s["seat"] in res["winners"] else ""
         rows.append(f"{s['nation']:<8}{seat['label'][:21]:<22}{s['issues']:>7}{s['flags']:>7}{s['strategy']:>9}"
                     f"{s['happiness']:>10}{s['total']:>7}{rank:>6}{tag}")
+    return "\n".join(rows + _result_footer(rec))
+
+
+def _result_footer(rec: dict) -> list[str]:
+    """A forfeit (if any), the decisions, how the game ended and the card set."""
+    res, rows = rec["result"], []
     f = res["forfeit"]
     if f is not None:
         rows.append(f"forfeit: seat {f['seat']} ({f['label']}) at step {f['step']}: {f['reason']}")
     end = "truncated by the safety cap" if res["truncated"] else "game over"
     rows.append(f"({res['decisions']} decisions; {end}; card set {rec['card_set']['label']})")
-    return "\n".join(rows)
+    return rows
 
 
-def _format_solitaire_result(rec: dict) -> str:
+def _solitaire_rows(rec: dict) -> list[str]:
     """The solitaire game's result: the player's VP against the level, the faction it ended with and
     the factions' strengths (EN:955-961)."""
-    res = rec["result"]
-    s = res["scores"][0]
+    s = rec["result"]["scores"][0]
     outcome = "won" if s["winner"] else "lost"
     strengths = ", ".join(f"{n.upper()} {v}" for n, v in s["strengths"].items())
-    rows = [f"player ({rec['seats'][0]['label']}): {s['total']} VP of {s['target_vp']} -> {outcome}; "
+    return [f"player ({rec['seats'][0]['label']}): {s['total']} VP of {s['target_vp']} -> {outcome}; "
             f"controls {s['nation'].upper()} at the end; faction strength {strengths}"]
-    f = res["forfeit"]
-    if f is not None:
-        rows.append(f"forfeit at step {f['step']}: {f['reason']}")
-    end = "truncated by the safety cap" if res["truncated"] else "game over"
-    rows.append(f"({res['decisions']} decisions; {end}; card set {rec['card_set']['label']})")
-    return "\n".join(rows)
 
 
 # ---------------------------------------------------------------------- the demo's default line-up
