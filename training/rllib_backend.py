@@ -82,7 +82,9 @@ def init_ray(address: str | None = None, num_cpus: int | None = None) -> None:
         try:
             ray.init(address=address, log_to_driver=False)
         except ConnectionError as e:
-            raise RLlibRunError(f"no Ray cluster at {address!r} (start one with `ray start --head`): {e}") from None
+            raise RLlibRunError(f"cannot join a Ray cluster at {address!r}: {e}. Start one with `ray start --head`; "
+                                f"if it uses token authentication (the default of `ray start`), set "
+                                f"RAY_AUTH_MODE=token here, with the head's ~/.ray/auth_token") from None
     else:
         ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False)
 
