@@ -4,9 +4,10 @@ The Player's Manual plays 27 faction turns of a solitaire game (turn order UK, F
 player starts as the USA, IT:1860-1862) and cites cards by number ("Legenda: (#) = numero di
 carta", IT:1871). This module holds:
 
-- `SETUP`: the starting position, in `Game.from_dict` vocabulary (card names of the shipped card
+- the setup: `setup_position()` in `Game.from_dict` vocabulary (START_*, the deck orders
+  ISSUE_DRAWS and EVENT_DRAWS, how each is known in SETUP_NOTES), card names of the shipped card
   set; `CITED_NUMBERS` maps every number the text cites to the name used here, checked against
-  the card data by tests/test_solitaire_example.py);
+  the card data by tests/test_solitaire_example.py;
 - `TURNS`: every faction turn in order: who plays it (bot or player), each decision as a `Step`
   and the state the text states after it (`expect`);
 - `replay_steps()`: the steps flattened in order, for a replay driver.
