@@ -483,6 +483,9 @@ def format_table(res: dict) -> str:
 
 def main(args) -> int:
     if getattr(args, "vector", False):           # only the vector env figures
+        if args.players < 2:
+            print("v1919 bench --vector: the vector env has 2 to 4 players", file=sys.stderr)
+            return 2
         res = {"num_players": args.players, "vector_env": bench_vector_env(args.players, args.seconds)}
         text = "\n".join([f"v1919 bench --vector: {args.players} players, one core"] + format_vector(res["vector_env"]))
     else:
