@@ -86,7 +86,8 @@ def init_ray(address: str | None = None, num_cpus: int | None = None) -> None:
                                 f"if it uses token authentication (the default of `ray start`), set "
                                 f"RAY_AUTH_MODE=token here, with the head's ~/.ray/auth_token") from None
     else:
-        ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False)
+        # "local": a new instance even where `ray start` left a cluster address on this machine
+        ray.init(address="local", num_cpus=num_cpus, include_dashboard=False, log_to_driver=False)
 
 
 def build_algorithm(cfg: dict):

@@ -22,16 +22,11 @@ Opponent roles (training/rllib_env.py): `learner` (the current policy, trained o
 """
 from __future__ import annotations
 
-from v1919_env.rewards import REWARD_KINDS
-
+from .config import DEFAULTS as SB3_DEFAULTS
 from .config import ConfigError, _merge, _number
 
 DEFAULTS = {
-    "name": None,
-    "seed": 0,
-    "num_players": 4,
-    "variant": "standard",
-    "reward": "win_loss",
+    **{k: SB3_DEFAULTS[k] for k in ("name", "seed", "num_players", "variant", "reward")},    # the SB3 configs'
     "budget": {"iterations": 10, "steps": None, "minutes": None},
     "ray": {"address": None, "num_cpus": 2, "num_env_runners": 1, "num_envs_per_env_runner": 1,
             "num_learners": 0, "sample_timeout_s": 600},
@@ -50,18 +45,23 @@ NOT_BASELINES = ("human", "learned")       # agents that cannot sit in a trainin
 ACTIVATIONS = ("relu", "tanh")
 
 
+SHARED_EVALUATION = ("games", "final_games", "opponents", "workers", "deterministic")
+
+
+def validate_shared(cfg: dict) -> None:
+    """The fields both backends share (seed, num_players, reward, the evaluation's games, opponents
+    and workers), checked by the SB3 config's validator: one rule, the same messages."""
+    from .config import config_from_dict as sb3_config
+
+    sb3_config({"seed": cfg["seed"], "num_players": cfg["num_players"], "reward": cfg["reward"],
+                "evaluation": {k: cfg["evaluation"][k] for k in SHARED_EVALUATION}})
+
+
 def validate(cfg: dict) -> dict:
     """Check every field of a merged config; returns it."""
-    from agents.base import agent_names, parse_agent_spec
-    from v1919_env.vector_env import reward_weights
+    from agents.base import agent_names
 
-    _number(cfg, "seed", int, 0)
-    if cfg["num_players"] not in (2, 3, 4) or isinstance(cfg["num_players"], bool):
-        raise ConfigError(f"num_players: 2, 3 or 4, got {cfg['num_players']!r}")
-    try:
-        reward_weights(cfg["reward"])
-    except ValueError as e:
-        raise ConfigError(f"reward: {e} (kinds: {', '.join(REWARD_KINDS)})") from None
+    validate_shared(cfg)
     for k in ("iterations", "steps"):
         _number(cfg, f"budget.{k}", int, 1, allow_none=True)
     _number(cfg, "budget.minutes", (int, float), 0, allow_none=True)
@@ -102,18 +102,6 @@ def validate(cfg: dict) -> dict:
     for k in ("gamma", "lambda"):
         _number(cfg, f"ppo.{k}", (int, float), 0, 1)
     _number(cfg, "evaluation.every_iterations", int, 1, allow_none=True)
-    for k in ("games", "final_games"):
-        if _number(cfg, f"evaluation.{k}", int, 0) % 4:
-            raise ConfigError(f"evaluation.{k}: a multiple of 4 (the tournament rotates the seats), "
-                              f"got {cfg['evaluation'][k]}")
-    _number(cfg, "evaluation.workers", int, 0)
-    specs = cfg["evaluation"]["opponents"]
-    if not isinstance(specs, list) or not specs:
-        raise ConfigError(f"evaluation.opponents: a list of agent specs, got {specs!r}")
-    for k, spec in enumerate(specs):
-        name = parse_agent_spec(spec)[0] if isinstance(spec, str) else spec
-        if name not in agent_names():
-            raise ConfigError(f"evaluation.opponents[{k}]: unknown agent {name!r}; agents: {', '.join(agent_names())}")
     _number(cfg, "checkpoint_every_iterations", int, 1)
     return cfg
 
@@ -124,13 +112,12 @@ def config_from_dict(raw: dict, name: str = "rllib") -> dict:
         raise ConfigError(f"an RLlib training config is a mapping of the keys {', '.join(DEFAULTS)}, "
                           f"got {type(raw).__name__}")
     cfg = _merge(DEFAULTS, raw)
-    if cfg["name"] is None:
-        cfg["name"] = name
+    cfg["name"] = cfg["name"] or name
     return validate(cfg)
 
 
 def load_config(path) -> dict:
-    """Read, merge and validate a YAML RLlib training config."""
+    """Read, merge and validate a YAML RLlib training config (the run's name: the file's stem by default)."""
     from agents.tournament.config import read_yaml_config
 
-    return read_yaml_config(path, lambda raw, name: config_from_dict(raw or {}, name=name), ConfigError)
+    return read_yaml_config(path, lambda raw, name: config_from_dict(raw or {}, name), ConfigError)
