@@ -146,6 +146,9 @@ def test_positions_round_trip_at_every_decision():
             g.step(x)
             h.step(x)
             assert h.to_dict() == g.to_dict()
+        d = g.to_dict()                         # the final position too
+        h = Game.from_dict(json.loads(json.dumps(d)))
+        assert h.is_over and h.to_dict() == d and h.scores() == g.scores()
 
 
 def test_position_solitaire_section_is_checked():

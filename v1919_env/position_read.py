@@ -577,7 +577,7 @@ def read_solitaire(d: dict, g) -> None:
         s[L.PENDING_FACTION] = seat(pf, L.SOLO_FACTIONS, "solitaire.pending_for")
     elif d.get("pending") is None or d.get("engine") is None:
         s[L.PENDING_FACTION] = s[L.ACTIVE] if s[L.PENDING] == L.D_TURN else s[L.SOLO_FACTION]
-    else:
+    elif not s[L.GAME_OVER]:
         err("solitaire.pending_for", "a mid-procedure solitaire position needs it")
     s[L.PENDING_PLAYER] = 0
 
