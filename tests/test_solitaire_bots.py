@@ -6,8 +6,6 @@ kernel and stops at the player's first decision: either the player's own turn or
 rules leave to the player (then `acting_for` is the bot)."""
 from __future__ import annotations
 
-import numpy as np
-
 from v1919_env.actions import encode
 from v1919_env.core import layout as L
 from v1919_env.game import Game
@@ -159,8 +157,8 @@ def test_bot_optional_event_is_performed_the_players_stays_optional():
                   event_table="Keith Murdoch")
     assert g.to_dict()["regions"]["pacific"]["unrest"] == 3
     assert g.decision == "adv_event" and g.acting_for == FRANCE
-    g = solo_game(active="usa", table=[("Anschluss", {"usa": 1}), "Kiel Canal"], waiting=[("Silesia", {"uk": 1}), "Tyrol"],
-                  event_table="Keith Murdoch")
+    g = solo_game(active="usa", table=[("Anschluss", {"usa": 1}), "Kiel Canal"],
+                  waiting=[("Silesia", {"uk": 1}), "Tyrol"], event_table="Keith Murdoch")
     g.step(encode("settle", slot=0))
     g.step(encode("option", option=0))
     assert g.decision == "optional" and g.acting_for == USA and len(g.legal_actions()) == 2

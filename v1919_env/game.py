@@ -192,7 +192,8 @@ class Game:
     @property
     def seating(self) -> list[str]:
         """The players' nations (the solitaire factions) clockwise around the table, starting with the UK."""
-        return seating_names(self.state[L.SEATING:L.SEATING + (self.num_factions if self.solitaire else self.num_players)])
+        n = self.num_factions if self.solitaire else self.num_players
+        return seating_names(self.state[L.SEATING:L.SEATING + n])
 
     @property
     def two_player(self) -> bool:
@@ -411,7 +412,8 @@ class Game:
     def __repr__(self) -> str:
         if self.solitaire:
             return (f"Game(solitaire as {self.seat_name(self.solo_faction)}, {self.player_vp}/{self.target_vp} VP, "
-                    f"turn {self.turn}, {self.decision} for {self.seat_name(self.acting_for)}, cards {self.cards.label})")
+                    f"turn {self.turn}, {self.decision} for {self.seat_name(self.acting_for)}, "
+                    f"cards {self.cards.label})")
         return (f"Game({self.num_players}p, turn {self.turn}, {self.decision} by "
                 f"{self.seat_name(self.current_player)}, cards {self.cards.label})")
 

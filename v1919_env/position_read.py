@@ -557,7 +557,8 @@ def read_solitaire(d: dict, g) -> None:
     s[L.SOLO_TARGET] = as_int(sp.get("target_vp", L.SOLO_DEFAULT_TARGET), "solitaire.target_vp", 1, 999)
     for k, n in enumerate(NATIONS[L.SOLO_FACTIONS:], L.SOLO_FACTIONS):
         if s[L.HAPPY + k]:
-            err(f"happiness.{n}", f"{n}'s happiness is out of play in the solitaire game (0), got {int(s[L.HAPPY + k])}")
+            err(f"happiness.{n}", f"{n}'s happiness is out of play in the solitaire game (0), "
+                                  f"got {int(s[L.HAPPY + k])}")
     for p in range(L.SOLO_FACTIONS):
         if s[L.PLAYER_STRAT + p] >= 0:
             err(f"players.{NATIONS[p]}.strategy", "the solitaire game has no strategy cards (EN:866)")

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .layout import (DEMOB_NEXT, DEP_COL, FORCED, FORCED_N, FORCED_POS, FRAME_W, F_A0,
-                     F_PROC, F_STEP, HAPPY, INF_AVAIL, INF_EXH, ISSUE_CTRL, ISSUE_NAVAL_UK, ISSUE_OPT, KEG,
-                     MAX_FRAMES, MAX_PLAYERS, MIL_AVAIL, MIL_DEMOB, MIL_EXH, MODE, MODE_SOLO, MODE_TWO, N_ISSUES, N_REGIONS,
-                     NUM_PLAYERS, ACTIVE, PENDING, PENDING_FACTION, PENDING_PLAYER, P_MUTINY, RNG, SEATING, SETTLING,
-                     SLOT_CUBES, SP, STACK, TURN_OWNER, UNREST, USA_FACTION)
+from .layout import (DEMOB_NEXT, DEP_COL, FORCED, FORCED_N, FORCED_POS, FRAME_W, F_A0, F_PROC, F_STEP, HAPPY,
+                     INF_AVAIL, INF_EXH, ISSUE_CTRL, ISSUE_NAVAL_UK, ISSUE_OPT, KEG, MAX_FRAMES, MAX_PLAYERS,
+                     MIL_AVAIL, MIL_DEMOB, MIL_EXH, MODE, MODE_SOLO, MODE_TWO, N_ISSUES, N_REGIONS, NUM_PLAYERS,
+                     ACTIVE, PENDING, PENDING_FACTION, PENDING_PLAYER, P_MUTINY, RNG, SEATING, SETTLING, SLOT_CUBES,
+                     SP, STACK, TURN_OWNER, UNREST, USA_FACTION)
 from .tables import (MAX_DEMOB, T_DEMOB_LAST, T_DEMOB_N, T_DEMOB_VAL, T_HAPPY_MAX, T_ISSUE_CAT, T_ISSUE_STARS,
                      T_KEG_MAX, T_MILITARY, T_OPT_CTR, T_OPT_NAVAL, T_REGION_OF_DIE, T_TRACK_COLS, T_UNITS_ALLOWED)
 from ..vocab import N_COUNTERS, counter_slot
@@ -462,7 +462,9 @@ def issues_in_region(s, T, p, r):
 @njit(cache=True)
 def is_solo_icon(p, slot):
     """True if a counter of COUNTERS slot `slot` is one of solitaire faction p's strategy icons (EN:844)."""
-    return p < SOLO_ICONS.shape[0] and (SOLO_ICONS[p, 0] == slot or SOLO_ICONS[p, 1] == slot or SOLO_ICONS[p, 2] == slot)
+    if p >= SOLO_ICONS.shape[0]:
+        return False
+    return SOLO_ICONS[p, 0] == slot or SOLO_ICONS[p, 1] == slot or SOLO_ICONS[p, 2] == slot
 
 
 @njit(cache=True)

@@ -27,17 +27,16 @@ from .actions import (A_ACCEPT, A_ADD_ISSUE, A_ADV_ISSUE, A_BID, A_BID_PASS, A_B
                       A_CHOOSE_ISSUE, A_CHOOSE_PLAYER, A_CHOOSE_REGION, A_DEMOB, A_DEPLOY, A_DRAFT, A_END_TURN,
                       A_FLAG, A_KEEP, A_MODIFIER, A_OPTION, A_PASS_POLITICAL, A_PLACE, A_RECLAIM, A_SETTLE, A_SIGN,
                       A_TO_AVAIL, A_TO_EXH)
-from .board import (_policy_next, deployed_mask, is_solo_icon, issues_in_region, slot_leader, slot_total, splitmix64,
+from .board import (_policy_next, deployed_mask, is_solo_icon, issues_in_region, slot_leader, slot_total,
                     star_total, top, units_in_play, unit_at)
-from .layout import (BID_HIGH, D_ADD_ISSUE, D_ADV_EVENT, D_ADV_ISSUE, D_AFFECTED, D_BID,
-                     D_BRANCH, D_CHOOSE_PLAYER, D_CHOOSE_REGION, D_DEMOB, D_DEPLOY, D_DRAFT, D_EVENT_CUBE, D_KEEP,
-                     D_MODIFIER, D_MUTINY, D_NAVAL, D_OPTION, D_OPTIONAL, D_PLACE2, D_SIGN, D_TO_AVAIL, D_TO_EXH,
-                     D_TURN, D_UNSETTLE, D_UPRISING_ISSUE, D_WAITING_ISSUE, DEMOB_NEXT, DEP_COL, EV_REG, F_A0,
-                     F_PROC, GAME_OVER, HAPPY, INF_AVAIL, MODE, MODE_SOLO, INF_EXH, ISSUE_CTRL, MAX_LEGAL, MAX_PLAYERS, MIL_AVAIL,
-                     MIL_DONE, MIL_EXH, N_ISSUES, N_REGIONS, N_SLOTS, N_TABLE, NUM_PLAYERS, PENDING, PENDING_FACTION,
-                     PENDING_PLAYER,
-                     ISSUE_OPT, PLAYER_STRAT, POL_DONE, P_UPRISING, SLOT_CUBES, SLOT_ISSUE, STATE_SIZE, UNREST,
-                     UP_MASK, UP_REGION, UP_TIED)
+from .layout import (BID_HIGH, D_ADD_ISSUE, D_ADV_EVENT, D_ADV_ISSUE, D_AFFECTED, D_BID, D_BRANCH, D_CHOOSE_PLAYER,
+                     D_CHOOSE_REGION, D_DEMOB, D_DEPLOY, D_DRAFT, D_EVENT_CUBE, D_KEEP, D_MODIFIER, D_MUTINY, D_NAVAL,
+                     D_OPTION, D_OPTIONAL, D_PLACE2, D_SIGN, D_TO_AVAIL, D_TO_EXH, D_TURN, D_UNSETTLE,
+                     D_UPRISING_ISSUE, D_WAITING_ISSUE, DEMOB_NEXT, DEP_COL, EV_REG, F_A0, F_PROC, HAPPY,
+                     INF_AVAIL, MODE, MODE_SOLO, INF_EXH, ISSUE_CTRL, MAX_PLAYERS, MIL_AVAIL, MIL_DONE,
+                     MIL_EXH, N_ISSUES, N_REGIONS, N_SLOTS, N_TABLE, NUM_PLAYERS, PENDING, PENDING_FACTION,
+                     ISSUE_OPT, PLAYER_STRAT, POL_DONE, P_UPRISING, SLOT_CUBES, SLOT_ISSUE,
+                     UNREST, UP_MASK, UP_REGION, UP_TIED)
 from .scoring import N_SCORE_COLS, SC_TOTAL, final_scores
 from .tables import (ANY_FLAG, C_COUNTERS, C_ISSUES, C_ISSUE_REGIONS, CONDW, EV_LEN, MAX_COND,
                      OP_HAPPY, OP_BRANCH_END, OP_KEG, OP_UNREST, OPW, T_DEMOB_LAST, T_DEMOB_N, T_DEMOB_VAL,

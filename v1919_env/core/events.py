@@ -10,12 +10,11 @@ from .actions import (A_ACCEPT, A_BRANCH, A_CHOOSE_ISSUE, A_CHOOSE_PLAYER, A_CHO
 from .board import (add_keg, change_happiness, clockwise, count_counters, decide, deployed_count, demobilize_unit,
                     exhaust_avail, has_unit, is_usa_faction, issues_controlled, move_unrest, pop, push,
                     push_mutiny_if_needed, random_region, recover_exhausted, remove_keg, settled_issue_region, top)
-from .layout import (MAX_LEGAL, D_BRANCH, D_CHOOSE_PLAYER, D_CHOOSE_REGION, D_DEMOB, D_DEPLOY, D_OPTIONAL, D_SIGN, D_TO_AVAIL,
-                     D_TO_EXH, D_UNSETTLE, D_WAITING_ISSUE, DEP_COL, EV_CUR, EV_ITER, EV_REG, EV_REGMASK, EV_SIGN,
-                     EV_STAGE, F_A0, HAPPY, INF_AVAIL, ISSUE_CTRL, KEG, ISSUE_OPT, MAX_PLAYERS, MIL_AVAIL, MIL_EXH,
-                     MODE, MODE_SOLO, N_ISSUES, N_REGIONS, N_SLOTS, N_TABLE, NUM_PLAYERS, P_BID, P_EVENT, P_OPTION, P_SWITCH,
-                     P_UPRISING, RET,
-                     SETTLE_GAINED, SETTLING, SLOT_CUBES, SLOT_ISSUE)
+from .layout import (MAX_LEGAL, D_BRANCH, D_CHOOSE_PLAYER, D_CHOOSE_REGION, D_DEMOB, D_DEPLOY, D_OPTIONAL, D_SIGN,
+                     D_TO_AVAIL, D_TO_EXH, D_UNSETTLE, D_WAITING_ISSUE, DEP_COL, EV_CUR, EV_ITER, EV_REG, EV_REGMASK,
+                     EV_SIGN, EV_STAGE, F_A0, HAPPY, INF_AVAIL, ISSUE_CTRL, KEG, ISSUE_OPT, MAX_PLAYERS, MIL_AVAIL,
+                     MIL_EXH, MODE, MODE_SOLO, N_ISSUES, N_REGIONS, N_SLOTS, N_TABLE, NUM_PLAYERS, P_BID, P_EVENT,
+                     P_OPTION, P_SWITCH, P_UPRISING, RET, SETTLE_GAINED, SETTLING, SLOT_CUBES, SLOT_ISSUE)
 from .tables import (EV_LEN, OP_BRANCH_END, OP_CHOICE, OP_CHOOSE_PLAYER, OP_CHOOSE_REGIONS, OP_CLEAR_WAITING,
                      OP_DEMOB_ACTION, OP_DEPLOY_ACTION, OP_END, OP_EXHAUST, OP_HAPPY, OP_IF_NO_COUNTERS, OP_KEG,
                      OP_MIL_TO_AVAIL, OP_MIL_TO_EXH, OP_RECOVER, OP_UNREST, OP_UNSETTLE, OP_UPRISING, OPW,

@@ -26,14 +26,14 @@ from __future__ import annotations
 from numba import njit
 
 from .actions import (A_ACCEPT, A_ADD_ISSUE, A_ADV_ISSUE, A_CHOOSE_PLAYER, A_DEMOB, A_DEPLOY, A_END_TURN, A_FLAG,
-                      A_KEEP, A_MODIFIER, A_OPTION, A_PASS_POLITICAL, A_PLACE, A_RECLAIM, A_SETTLE)
+                      A_KEEP, A_OPTION, A_PASS_POLITICAL, A_PLACE, A_SETTLE)
 from .board import clockwise, decide, faction_strength, pop, roll_die, slot_leader, slot_total, top
 from .botrules import (_demob_gain, _slot_piv, bot_deploy_in, bot_modifier, bot_reclaim, counter_value, deploy_rank,
                        happiness_to_forced_demob, option_value)
 from .layout import (ACTIVE, D_ADD_ISSUE, D_ADV_ISSUE, D_CHOOSE_FACTION, D_KEEP, D_MODIFIER, D_NAVAL, D_OPTION,
-                     D_OPTIONAL, D_PLACE2, D_TURN, F_A0, F_STEP, FIRST_PLAYER, INF_AVAIL, MIL_DONE, MODE, MODE_SOLO,
-                     N_NATIONS, N_REGIONS, N_SLOTS, N_TABLE, PENDING, PENDING_FACTION, POL_DONE, SLOT_ISSUE, SOLO_FACTION,
-                     SOLO_FACTIONS, SOLO_TARGET)
+                     D_OPTIONAL, D_PLACE2, D_TURN, F_A0, FIRST_PLAYER, INF_AVAIL, MIL_DONE, MODE, MODE_SOLO,
+                     N_NATIONS, N_REGIONS, N_SLOTS, N_TABLE, PENDING, PENDING_FACTION, POL_DONE, SLOT_ISSUE,
+                     SOLO_FACTION, SOLO_FACTIONS, SOLO_TARGET)
 from .tables import T_ISSUE_NOPT, T_OPT_HAPPY
 from .turn import need_to_lead
 

@@ -9,17 +9,18 @@ from ..actions import action_ids
 from .actions import A_BID_PASS, A_DEMOB, A_FLAG
 from .board import _policy_next, top  # noqa: F401  (_policy_next: the policies' generator, re-exported)
 from .events import event_proc, legal_event
-from .layout import (ACTIVE, MAX_LEGAL, D_CHOOSE_FACTION, MODE, MODE_SOLO, PENDING_FACTION, P_SWITCH, D_ADD_ISSUE, D_ADV_EVENT, D_ADV_ISSUE, D_AFFECTED, D_BID, D_DRAFT, D_EVENT_CUBE,
-                     D_KEEP, D_MODIFIER, D_MUTINY, D_NAVAL, D_OPTION, D_PLACE2, D_SIGN, D_TURN,
-                     D_UPRISING_ISSUE, DECISIONS, F_A0, F_PROC, GAME_OVER, PENDING, PENDING_PLAYER, P_BID, P_DRAFT,
-                     P_EVENT, P_MUTINY, P_OPTION, P_SETTLE, P_TURN, P_UPRISING, STATE_SIZE)
+from .layout import (ACTIVE, MAX_LEGAL, D_CHOOSE_FACTION, MODE, MODE_SOLO, PENDING_FACTION, P_SWITCH, D_ADD_ISSUE,
+                     D_ADV_EVENT, D_ADV_ISSUE, D_AFFECTED, D_BID, D_DRAFT, D_EVENT_CUBE, D_KEEP, D_MODIFIER, D_MUTINY,
+                     D_NAVAL, D_OPTION, D_PLACE2, D_SIGN, D_TURN, D_UPRISING_ISSUE, DECISIONS, F_A0, F_PROC,
+                     GAME_OVER, PENDING, PENDING_PLAYER, P_BID, P_DRAFT, P_EVENT, P_MUTINY, P_OPTION, P_SETTLE,
+                     P_TURN, P_UPRISING, STATE_SIZE)
 from .settle import (legal_add_issue, legal_adv_event, legal_adv_issue, legal_event_cube, legal_keep, legal_option,
                      option_proc, settle_proc)
 from .setup import new_game
 from .solo import is_bot_decision, legal_switch, solo_auto, solo_filter, switch_proc
 from .turn import legal_demobilize, legal_place_second, legal_turn, mutiny_proc, turn_proc
-from .uprising import (bid_proc, draft_proc, legal_affected, legal_bid, legal_bid_tie, legal_draft, legal_modifier, legal_sign,
-                       legal_uprising_issue, uprising_proc)
+from .uprising import (bid_proc, draft_proc, legal_affected, legal_bid, legal_bid_tie, legal_draft, legal_modifier,
+                       legal_sign, legal_uprising_issue, uprising_proc)
 
 MAX_DECISIONS = 20000      # safety cap reported as truncation, not a rule (rulings A-39)
 
