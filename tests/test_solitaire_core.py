@@ -44,7 +44,7 @@ def test_solitaire_setup_three_factions_two_waiting_issues_no_strategy_cards():
         assert all(p["military"]["available"] == 3 for p in d["players"].values())
         assert d["solitaire"]["vp"] == 0 and d["solitaire"]["target_vp"] == 20
         # the player goes last: the first player is the faction after it clockwise
-        first = L.SOLO_FACTIONS and int(g.state[L.FIRST_PLAYER])
+        first = int(g.state[L.FIRST_PLAYER])
         assert (first + 2) % 3 == int(g.state[L.SOLO_FACTION])
         assert g.current_player == 0
 
