@@ -94,7 +94,7 @@ def test_rllib_ppo_with_action_masking_trains_an_iteration():
     (agent, o), = obs.items()
     assert set(o) == {"observations", "action_mask"} and o["action_mask"].dtype == np.float32
 
-    ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
+    ray.init(address="local", num_cpus=1, include_dashboard=False, log_to_driver=False)
     try:
         register_env("v1919_compat_test", rllib_env)
         module = RLModuleSpec(module_class=ActionMaskingTorchRLModule, model_config={"head_fcnet_hiddens": [16]})

@@ -153,3 +153,56 @@ def test_one_iteration_on_local_ray_checkpoints_a_learned_agent(tmp_path):
     assert probs.sum() == pytest.approx(1.0) and probs[o["action_mask"] == 0].max() == 0.0
     with pytest.raises(ValueError, match="not an RLlib checkpoint"):
         make_agent("learned", path=str(out / "checkpoints"))
+
+
+@pytest.mark.slow
+def test_one_iteration_on_a_cluster_by_address(tmp_path):
+    """`ray start --head` (its own processes, token authentication as Ray sets it up), then
+    `RAY_AUTH_MODE=token v1919 train-rllib --address` in a process of its own: it joins the cluster
+    and trains an iteration; the head's processes are stopped by id, none left running."""
+    import contextlib
+    import os
+    import signal
+    import socket
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import psutil
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    ray_bin = Path(sys.executable).with_name("ray")
+    head = subprocess.Popen([str(ray_bin), "start", "--head", f"--port={port}", "--num-cpus=2",
+                             "--include-dashboard=false", "--block"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline and not any(
+                c.name().startswith("gcs_server") for c in psutil.Process(head.pid).children(recursive=True)):
+            time.sleep(0.5)
+        out = tmp_path / "run"
+        cmd = [sys.executable, "-m", "v1919_env.cli", "train-rllib", SMOKE, "--out", str(out),
+               "--address", f"127.0.0.1:{port}", "--no-progress"]
+        run = subprocess.run(cmd, env={**os.environ, "RAY_AUTH_MODE": "token"}, capture_output=True, text=True,
+                             timeout=300)
+        assert run.returncode == 0, run.stderr[-2000:]
+        assert (out / "checkpoints" / "iter_000001" / "learner_group").is_dir()
+        assert "Connected to Ray cluster" in run.stderr
+    finally:
+        procs = psutil.Process(head.pid).children(recursive=True) if head.poll() is None else []
+        os.killpg(head.pid, signal.SIGTERM)
+        for p in procs:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                p.terminate()
+        _, alive = psutil.wait_procs(procs, timeout=10)
+        for p in alive:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                p.kill()
+        head.wait(timeout=30)
+        psutil.wait_procs(alive, timeout=10)
+        marker = Path("/tmp/ray/ray_current_cluster")      # `ray start` leaves its address for ray.init()
+        if marker.exists() and marker.read_text().strip().endswith(f":{port}"):
+            marker.unlink()
+    assert not [p for p in procs if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
