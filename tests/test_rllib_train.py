@@ -1,7 +1,9 @@
 """Issue 12: `v1919 train-rllib` (training/rllib_*.py): the self-play multi-agent env, the config, one
 small training iteration on a local Ray instance with 2 CPUs whose checkpoint loads as the `learned`
 agent and plays a game. Skipped without ray[rllib]."""
+import json
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -114,7 +116,8 @@ def _ray_children() -> list:
 def test_one_iteration_on_local_ray_checkpoints_a_learned_agent(tmp_path):
     """`v1919 train-rllib` with 2 local CPUs and one env runner process: one iteration, a
     checkpoint whose learner module loads as the `learned` agent and plays a legal game; the
-    snapshot module holds the trained weights; Ray is shut down with nothing left running."""
+    snapshot module holds the trained weights; Ray is shut down with nothing left running; --resume
+    goes on from the checkpoint."""
     import ray
     from ray.rllib.core.rl_module.rl_module import RLModule
 
@@ -154,6 +157,22 @@ def test_one_iteration_on_local_ray_checkpoints_a_learned_agent(tmp_path):
     with pytest.raises(ValueError, match="not an RLlib checkpoint"):
         make_agent("learned", path=str(out / "checkpoints"))
 
+    # --resume: one more iteration from the checkpoint; a changed config is refused
+    changed = tmp_path / "changed.yaml"
+    changed.write_text(Path(SMOKE).read_text().replace("seed: 0", "seed: 1"))
+    try:
+        assert main(["train-rllib", str(changed), "--out", str(out), "--resume", "--num-cpus", "2"]) == 2
+        assert main(["train-rllib", SMOKE, "--out", str(out), "--resume", "--iterations", "2", "--num-cpus", "2",
+                     "--no-progress"]) == 0
+    finally:
+        ray.shutdown()
+    rows = (out / "progress.csv").read_text().splitlines()
+    assert [r.split(",")[0] for r in rows[1:]] == ["1", "2"]
+    learner2 = RLModule.from_checkpoint(str(out / "checkpoints" / "iter_000002" / "learner_group" / "learner" /
+                                            "rl_module" / "learner")).get_state()
+    assert any(not np.array_equal(learner[k], learner2[k]) for k in learner)       # it went on learning
+    assert json.loads((out / "state.json").read_text())["iteration"] == 2
+
 
 @pytest.mark.slow
 def test_one_iteration_on_a_cluster_by_address(tmp_path):
@@ -166,7 +185,6 @@ def test_one_iteration_on_a_cluster_by_address(tmp_path):
     import socket
     import subprocess
     import sys
-    from pathlib import Path
 
     import psutil
 

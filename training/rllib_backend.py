@@ -11,6 +11,8 @@ Run directory (runs/rllib/<name> unless given):
     checkpoints/iter_<N>/ RLlib algorithm checkpoints (every checkpoint_every_iterations, and the last);
                           each loads as the `learned` agent: `learned:path=<dir>` (agents/learned_rllib.py)
     progress.csv          per iteration: env steps, seconds, env steps/s, the learner's mean episode return
+    state.json            at every checkpoint: iteration, env steps, training seconds, snapshots taken,
+                          the checkpoint: what --resume reads (the budget and the ray section may change)
     evaluations.csv       win rates against the evaluation opponents (training/evaluate.py), and
     learning_curve.png    their plot; eval/<iteration>/<opponent>/ the tournaments
     summary.json
@@ -119,25 +121,51 @@ def iteration_row(it: int, result: dict, seconds: float) -> dict:
             "episodes": int(er.get("num_episodes", 0))}
 
 
-class RLlibTrainer:
-    """One run (see the module docstring); Ray must be initialised (init_ray)."""
+STATE_FILE = "state.json"
+MAY_CHANGE_ON_RESUME = ("budget", "ray")
 
-    def __init__(self, cfg: dict, run_dir=None, progress: bool = True):
+
+class RLlibTrainer:
+    """One run (see the module docstring); Ray must be initialised (init_ray). With `resume`, the
+    run in run_dir goes on from its last checkpoint (state.json)."""
+
+    def __init__(self, cfg: dict, run_dir=None, progress: bool = True, resume: bool = False):
         self.cfg, self.progress = cfg, progress
         self.run = Path(run_dir) if run_dir is not None else Path("runs/rllib") / cfg["name"]
-        if (self.run / "summary.json").exists() or (self.run / "progress.csv").exists():
-            raise RLlibRunError(f"{self.run} already holds a run; choose another --out")
-        (self.run / "checkpoints").mkdir(parents=True, exist_ok=True)
-        (self.run / "config.yaml").write_text(dump_config(cfg))
+        state = self._open_run(resume)
         self.algo = build_algorithm(cfg)
-        self.env_steps = 0
-        self.train_seconds = 0.0
-        self.snapshots = 0
+        self.iteration, self.env_steps = state["iteration"], state["env_steps"]
+        self.train_seconds, self.snapshots = state["train_seconds"], state["snapshots"]
+        if resume:
+            self.algo.restore_from_path(state["checkpoint"])
+
+    def _open_run(self, resume: bool) -> dict:
+        path = self.run / STATE_FILE
+        if resume:
+            if not path.exists():
+                raise RLlibRunError(f"--resume: no run to resume in {self.run} (no {STATE_FILE})")
+            state = json.loads(path.read_text())
+            old = state["config"]
+            diff = sorted(k for k in set(old) | set(self.cfg)
+                          if k not in MAY_CHANGE_ON_RESUME and old.get(k) != self.cfg.get(k))
+            if diff:
+                raise RLlibRunError(f"--resume: the config differs from the run's in {', '.join(diff)} (only "
+                                    f"{' and '.join(MAY_CHANGE_ON_RESUME)} may change); use another run directory")
+            return state
+        if path.exists() or (self.run / "progress.csv").exists():
+            raise RLlibRunError(f"{self.run} already holds a run; --resume continues it, or choose another --out")
+        (self.run / "checkpoints").mkdir(parents=True, exist_ok=True)
+        (self.run / "config.yaml").write_text(dump_config(self.cfg))
+        return {"iteration": 0, "env_steps": 0, "train_seconds": 0.0, "snapshots": 0}
 
     def checkpoint(self, it: int) -> Path:
+        """Save the algorithm (once per iteration) and the run's state.json pointing at it."""
         path = (self.run / "checkpoints" / f"iter_{it:06d}").resolve()
         if not path.exists():
             self.algo.save_to_path(str(path))
+            state = {"iteration": it, "env_steps": self.env_steps, "train_seconds": self.train_seconds,
+                     "snapshots": self.snapshots, "checkpoint": str(path), "config": self.cfg}
+            (self.run / STATE_FILE).write_text(json.dumps(state, indent=1))
         return path
 
     def evaluate(self, it: int, games: int) -> list[dict]:
@@ -167,11 +195,17 @@ class RLlibTrainer:
         cfg = self.cfg
         pool = snapshot_modules(cfg["self_play"]["pool_size"])
         ev, every_ckpt = cfg["evaluation"], cfg["checkpoint_every_iterations"]
-        bar = tqdm(total=cfg["budget"]["iterations"], unit="it", disable=not self.progress, dynamic_ncols=True)
-        it, rows = 0, []
-        with open(self.run / "progress.csv", "w", newline="") as fh:
+        bar = tqdm(total=cfg["budget"]["iterations"], initial=self.iteration, unit="it", disable=not self.progress,
+                   dynamic_ncols=True)
+        it = self.iteration
+        new = it == 0
+        if not new:      # iterations after the last checkpoint are done again
+            lines = (self.run / "progress.csv").read_text().splitlines(keepends=True)
+            (self.run / "progress.csv").write_text("".join(lines[:it + 1]))
+        with open(self.run / "progress.csv", "w" if new else "a", newline="") as fh:
             log = csv.DictWriter(fh, fieldnames=PROGRESS_COLUMNS)
-            log.writeheader()
+            if new:
+                log.writeheader()
             while not self.done(it):
                 t0 = time.perf_counter()
                 result = self.algo.train()
@@ -210,8 +244,9 @@ class RLlibTrainer:
 
 
 def train_rllib(cfg: dict, run_dir=None, address: str | None = None, num_cpus: int | None = None,
-                progress: bool = True) -> dict:
-    """Start (or join) Ray, train as the resolved config says, stop the algorithm and Ray; the summary."""
+                progress: bool = True, resume: bool = False) -> dict:
+    """Start (or join) Ray, train (or with resume, go on training) as the resolved config says, stop
+    the algorithm and Ray; the summary."""
     import ray
 
     init_ray(address if address is not None else cfg["ray"]["address"],
@@ -220,7 +255,7 @@ def train_rllib(cfg: dict, run_dir=None, address: str | None = None, num_cpus: i
         import torch
 
         torch.set_num_threads(1)
-        trainer = RLlibTrainer(cfg, run_dir, progress)
+        trainer = RLlibTrainer(cfg, run_dir, progress, resume)
         try:
             return trainer.train()
         finally:

@@ -20,6 +20,8 @@ EPILOG = """examples:
 def add_arguments(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     p.add_argument("config", help="RLlib training config (YAML); see configs/train/rllib_*.yaml")
     p.add_argument("--out", default=None, help="run directory (default: runs/rllib/<config name>)")
+    p.add_argument("--resume", action="store_true", help="go on with the run in the directory from its last "
+                                                         "checkpoint (the budget and the ray section may change)")
     where = p.add_mutually_exclusive_group()
     where.add_argument("--address", default=None, help="join the Ray cluster at this address ('auto' or HOST:PORT) "
                                                        "instead of starting a local Ray instance")
@@ -68,7 +70,7 @@ def run(args) -> int:
 
     try:
         summary = train_rllib(cfg, args.out, address=args.address, num_cpus=args.num_cpus,
-                              progress=not args.no_progress)
+                              progress=not args.no_progress, resume=args.resume)
     except RLlibRunError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
