@@ -27,7 +27,7 @@ from .actions import (A_ACCEPT, A_ADD_ISSUE, A_ADV_ISSUE, A_BID, A_BID_PASS, A_B
                       A_CHOOSE_ISSUE, A_CHOOSE_PLAYER, A_CHOOSE_REGION, A_DEMOB, A_DEPLOY, A_DRAFT, A_END_TURN,
                       A_FLAG, A_KEEP, A_MODIFIER, A_OPTION, A_PASS_POLITICAL, A_PLACE, A_RECLAIM, A_SETTLE, A_SIGN,
                       A_TO_AVAIL, A_TO_EXH)
-from .board import (_policy_next, deployed_mask, is_solo_icon, issues_in_region, slot_leader, slot_total,
+from .board import (SOLO_ICONS, _policy_next, deployed_mask, is_solo_icon, issues_in_region, slot_leader, slot_total,
                     star_total, top, units_in_play, unit_at)
 from .layout import (BID_HIGH, D_ADD_ISSUE, D_ADV_EVENT, D_ADV_ISSUE, D_AFFECTED, D_BID, D_BRANCH, D_CHOOSE_PLAYER,
                      D_CHOOSE_REGION, D_DEMOB, D_DEPLOY, D_DRAFT, D_EVENT_CUBE, D_KEEP, D_MODIFIER, D_MUTINY, D_NAVAL,
@@ -104,10 +104,17 @@ def option_counter_value(s, T, p, i, o):
     """Value to p of the counters option o of issue i places (UK-or-USA naval counters at the
     better of the two flags)."""
     v = 0
-    for slot in range(N_COUNTERS):
-        k = T[T_OPT_CTR + (i * 4 + o) * N_COUNTERS + slot]
-        if k != 0:
-            v += k * counter_value(s, T, p, slot)
+    row = T_OPT_CTR + (i * 4 + o) * N_COUNTERS
+    if s[MODE] == MODE_SOLO:
+        # counter_value is 1 on p's icons (distinct slots), else 0: only those slots count
+        if p < SOLO_ICONS.shape[0]:
+            for j in range(SOLO_ICONS.shape[1]):
+                v += T[row + SOLO_ICONS[p, j]]
+    else:
+        for slot in range(N_COUNTERS):
+            k = T[row + slot]
+            if k != 0:
+                v += k * counter_value(s, T, p, slot)
     nav = T[T_OPT_NAVAL + i * 4 + o]
     if nav > 0:
         v += nav * max(counter_value(s, T, p, 5 + UK_SEAT), counter_value(s, T, p, 5 + USA_SEAT))
@@ -210,19 +217,26 @@ def _forced_demob_after_loss(s, T, p, loss):
 
 # ----------------------------------------------------------------------------- military (EN:894-899)
 @njit(cache=True)
-def bot_deploy_in(s, T, p, r):
-    """Military priority 1 (EN:896) in region r: a unit from Available to the 7 column (the 8 column
-    if the 7 is occupied or would force a demobilization; none if both are) when unrest there is on
-    the 4+ column, p has the most or tied-most issues there and no unit yet. The action or -1."""
+def bot_deploy_col(s, T, p, r):
+    """Military priority 1 (EN:896) in region r: the column for a unit from Available, the 7 column
+    (the 8 column if the 7 is occupied or would force a demobilization; none if both are) when unrest
+    there is on the 4+ column, p has the most or tied-most issues there and no unit yet; -1: none."""
     if s[MIL_AVAIL + p] == 0 or s[UNREST + r] < BOT_MIL_UNREST or s[DEP_COL + p * N_REGIONS + r] > 0 \
             or not _exposed(s, T, p, r):
         return -1
     c7, c8 = BOT_DEPLOY_COL, BOT_DEPLOY_COL_ALT
     if c7 <= T[T_TRACK_COLS] and unit_at(s, r, c7) < 0 and not _forced_demob_after_loss(s, T, p, T[T_DEP_HAPPY + c7]):
-        return _deploy_id(T, 0, r, c7)
+        return c7
     if c8 <= T[T_TRACK_COLS] and unit_at(s, r, c8) < 0:
-        return _deploy_id(T, 0, r, c8)
+        return c8
     return -1
+
+
+@njit(cache=True)
+def bot_deploy_in(s, T, p, r):
+    """`bot_deploy_col` as the deploy action from Available, or -1."""
+    c = bot_deploy_col(s, T, p, r)
+    return -1 if c < 0 else _deploy_id(T, 0, r, c)
 
 
 @njit(cache=True)

@@ -3,7 +3,9 @@ switch, and the game's configuration.
 
 One player (seat 0) plays against two bot factions; it controls one of the UK, France and the USA
 at a time (`SOLO_FACTION`). A decision for a bot faction is narrowed to what the bot priorities
-allow (`solo_filter`, over core/botrules.py, the rules shared with the `rulebot` agent). When the
+allow (over core/botrules.py, the rules shared with the `rulebot` agent): the turn, the second
+placement and the fixed choices are built directly (`bot_legal`, the hot path: a bot's turn never
+lists every legal action), the other decisions' legal lists are narrowed (`solo_filter`). When the
 priorities leave exactly one action, the kernel takes it (`solo_auto`, called by the driver); when
 they leave a choice ("player's choice", "when in doubt you choose", EN:910), the player takes it
 from the narrowed list: the decision's `PENDING_FACTION` is then the bot's. The bots' region die
@@ -28,14 +30,14 @@ from numba import njit
 from .actions import (A_ACCEPT, A_ADD_ISSUE, A_ADV_ISSUE, A_CHOOSE_PLAYER, A_DEMOB, A_DEPLOY, A_END_TURN, A_FLAG,
                       A_KEEP, A_OPTION, A_PASS_POLITICAL, A_PLACE, A_SETTLE)
 from .board import clockwise, decide, faction_strength, pop, roll_die, slot_leader, slot_total, top
-from .botrules import (_demob_gain, _slot_piv, bot_deploy_in, bot_modifier, bot_reclaim, counter_value, deploy_rank,
-                       happiness_to_forced_demob, option_value)
+from .botrules import (_demob_gain, _deploy_id, _slot_piv, bot_deploy_col, bot_modifier, bot_reclaim, counter_value,
+                       deploy_rank, happiness_to_forced_demob, option_value)
 from .layout import (ACTIVE, D_ADD_ISSUE, D_ADV_ISSUE, D_CHOOSE_FACTION, D_KEEP, D_MODIFIER, D_NAVAL, D_OPTION,
                      D_OPTIONAL, D_PLACE2, D_TURN, F_A0, FIRST_PLAYER, INF_AVAIL, MIL_DONE, MODE, MODE_SOLO,
                      N_NATIONS, N_REGIONS, N_SLOTS, N_TABLE, PENDING, PENDING_FACTION, POL_DONE, SLOT_ISSUE,
                      SOLO_FACTION, SOLO_FACTIONS, SOLO_TARGET)
-from .tables import T_ISSUE_NOPT, T_OPT_HAPPY
-from .turn import need_to_lead
+from .tables import T_FIRST_DEP_COL, T_ISSUE_NOPT, T_OPT_HAPPY
+from .turn import NO_SLOT, SCRATCH, legal_demobilize, need_to_lead
 
 
 UK_FLAG, USA_FLAG = 0, 2     # nations of the UK-or-USA naval counter's two flags
@@ -102,14 +104,6 @@ def switch_proc(s, T, kind, a):
 
 # ----------------------------------------------------------------------------- the bots' choices
 @njit(cache=True)
-def _has(buf, n, a):
-    for j in range(n):
-        if buf[j] == a:
-            return True
-    return False
-
-
-@njit(cache=True)
 def _keep_best(buf, n, key, lo, hi):
     """Keep the ids of buf[:n] in [lo, hi) whose key[id - lo] is the largest (key < -2**29: drop)."""
     best = -(1 << 30)
@@ -133,98 +127,104 @@ def _only(buf, a):
 
 
 @njit(cache=True)
-def bot_military_options(s, T, p, buf, n):
-    """The military actions the bot wants now (EN:896-898), in place; 0 if none: deploys in the
+def _bot_military(s, T, p, out):
+    """The military actions the bot wants now (EN:896-898) into out; 0 if none: deploys in the
     best-ranked regions (a die decides between several, `solo_auto`), else, 1 or 2 happiness from a
     forced demobilization with a 2+ space free, the demobilizations (which unit: the player's)."""
-    key = buf[n:n + N_REGIONS]
+    best, k = -(1 << 30), 0
     for r in range(N_REGIONS):
-        a = bot_deploy_in(s, T, p, r)
-        key[r] = deploy_rank(s, T, p, r) if a >= 0 and _has(buf, n, a) else -(1 << 30)
-    k = 0
-    best = -(1 << 30)
-    for r in range(N_REGIONS):
-        best = max(best, key[r])
-    if best > -(1 << 29):
-        for r in range(N_REGIONS):
-            if key[r] == best:
-                buf[k + n + N_REGIONS] = bot_deploy_in(s, T, p, r)
-                k += 1
-        for j in range(k):
-            buf[j] = buf[j + n + N_REGIONS]
+        c = bot_deploy_col(s, T, p, r)
+        if c < T[T_FIRST_DEP_COL]:       # none, or a column no deploy action reaches
+            continue
+        v = deploy_rank(s, T, p, r)
+        if v > best:
+            best, k = v, 0
+        if v == best:
+            out[k] = _deploy_id(T, 0, r, c)
+            k += 1
+    if k > 0:
         return k
     if happiness_to_forced_demob(s, T, p) <= 2 and _demob_gain(s, T) >= 2:
-        for j in range(n):
-            if A_DEMOB <= buf[j] < A_DEMOB + 7:
-                buf[k] = buf[j]
-                k += 1
-    return k
+        return legal_demobilize(s, p, out, 0, A_DEMOB)
+    return 0
 
 
 @njit(cache=True)
-def bot_political_options(s, T, p, buf, n):
-    """The political actions the bot may take (EN:903-908), in place: settle a table issue it wins
-    (highest PIV; ties the player's), else a first placement of the minimum to lead on an issue that
-    has an affordable partner (the pair is the player's), else reclaim, else settle an issue the
-    other bot wins (the player's choice of two), else pass."""
-    me = s[SOLO_FACTION]
-    key = buf[n:n + N_TABLE]
+def _bot_political(s, T, p, out):
+    """The political actions the bot may take (EN:903-908): settle a table issue it wins (highest
+    PIV; ties the player's), else a first placement of the minimum to lead on an issue that has an
+    affordable partner (the pair is the player's), else reclaim, else settle an issue the other bot
+    wins (the player's choice of two), else pass."""
+    best, k = -(1 << 30), 0
     for sl in range(N_TABLE):
-        won = s[SLOT_ISSUE + sl] >= 0 and slot_total(s, sl) > 0 and slot_leader(s, sl) == p
-        key[sl] = _slot_piv(s, T, p, sl) if won and _has(buf, n, A_SETTLE + sl) else -(1 << 30)
-    k = _keep_best(buf, n, key, A_SETTLE, A_SETTLE + N_TABLE)
-    if k > 0:
-        return k
-    avail = s[INF_AVAIL + p]
-    for j in range(n):
-        a = buf[j]
-        if A_PLACE <= a < A_SETTLE:
-            sl = (a - A_PLACE) // 15
-            c = need_to_lead(s, sl, p)
-            if (a - A_PLACE) % 15 + 1 != c:
-                continue
-            for b in range(N_SLOTS):
-                if b != sl and s[SLOT_ISSUE + b] >= 0 and need_to_lead(s, b, p) <= min(15, avail - c):
-                    buf[k] = a
-                    k += 1
-                    break
-    if k > 0:
-        return k
-    a = bot_reclaim(s, T, p)
-    if a >= 0 and _has(buf, n, a):
-        return _only(buf, a)
-    for j in range(n):
-        a = buf[j]
-        if A_SETTLE <= a < A_SETTLE + N_TABLE:
-            q = slot_leader(s, a - A_SETTLE)
-            if q >= 0 and q != p and q != me:
-                buf[k] = a
+        if s[SLOT_ISSUE + sl] >= 0 and slot_total(s, sl) > 0 and slot_leader(s, sl) == p:
+            v = _slot_piv(s, T, p, sl)
+            if v > best:
+                best, k = v, 0
+            if v == best:
+                out[k] = A_SETTLE + sl
                 k += 1
     if k > 0:
         return k
-    return _only(buf, A_PASS_POLITICAL)
+    # a first placement is legal when the second can follow (core/turn.py legal_place_first)
+    avail = s[INF_AVAIL + p]
+    need = out[SCRATCH:SCRATCH + N_SLOTS]
+    for sl in range(N_SLOTS):
+        need[sl] = need_to_lead(s, sl, p) if s[SLOT_ISSUE + sl] >= 0 else NO_SLOT
+    for s1 in range(N_SLOTS):
+        c = need[s1]
+        if c == NO_SLOT:
+            continue
+        best2 = NO_SLOT
+        for s2 in range(N_SLOTS):
+            if s2 != s1 and need[s2] < best2:
+                best2 = need[s2]
+        if c <= min(avail - best2, 15) and best2 <= min(15, avail - c):
+            out[k] = A_PLACE + s1 * 15 + c - 1
+            k += 1
+    if k > 0:
+        return k
+    a = bot_reclaim(s, T, p)      # (all exhausted cubes up to six, no deployed unit: always legal)
+    if a >= 0:
+        return _only(out, a)
+    me = s[SOLO_FACTION]
+    for sl in range(N_TABLE):
+        if s[SLOT_ISSUE + sl] >= 0 and slot_total(s, sl) > 0:
+            q = slot_leader(s, sl)
+            if q >= 0 and q != p and q != me:
+                out[k] = A_SETTLE + sl
+                k += 1
+    if k > 0:
+        return k
+    return _only(out, A_PASS_POLITICAL)
 
 
 @njit(cache=True)
-def _bot_turn_options(s, T, p, buf, n):
+def _bot_turn(s, T, p, out):
     """EN:899: the military action before the political one when its criteria hold at the start of
     the turn, else checked again after it; one military action per turn."""
     if s[MIL_DONE] == 0:
-        k = bot_military_options(s, T, p, buf, n)
+        k = _bot_military(s, T, p, out)
         if k > 0:
             return k
     if s[POL_DONE] == 0:
-        return bot_political_options(s, T, p, buf, n)
-    return _only(buf, A_END_TURN)
+        return _bot_political(s, T, p, out)
+    return _only(out, A_END_TURN)
 
 
 @njit(cache=True)
-def _bot_second_placement(s, T, p, buf, n):
+def _bot_second_placement(s, T, p, out):
+    """The second placement: the minimum to lead on any other issue it can afford."""
+    q = s[ACTIVE]
+    first = s[top(s) + F_A0]
+    kmax = min(s[INF_AVAIL + q], 15)
     k = 0
-    for j in range(n):
-        a = buf[j]
-        if (a - A_PLACE) % 15 + 1 == need_to_lead(s, (a - A_PLACE) // 15, p):
-            buf[k] = a
+    for sl in range(N_SLOTS):
+        if sl == first or s[SLOT_ISSUE + sl] < 0:
+            continue
+        c = need_to_lead(s, sl, p)
+        if need_to_lead(s, sl, q) <= c <= kmax:
+            out[k] = A_PLACE + sl * 15 + c - 1
             k += 1
     return k
 
@@ -276,29 +276,40 @@ def is_bot_decision(s):
 
 
 @njit(cache=True)
+def bot_legal(s, T, out):
+    """A bot faction's decision that the bot rules narrow without the full legal list: what they
+    allow, built directly into out (the count); -1 for the other decisions (`solo_filter` narrows
+    their legal list). The lists are the legal actions the bot rules keep, in the legal list's order."""
+    k = s[PENDING]
+    p = s[PENDING_FACTION]
+    if k == D_TURN:
+        return _bot_turn(s, T, p, out)
+    if k == D_PLACE2:
+        return _bot_second_placement(s, T, p, out)
+    if k == D_ADD_ISSUE:
+        return _only(out, A_ADD_ISSUE + 3)       # EN:920: the bot never takes from the discards
+    if k == D_KEEP:
+        return _only(out, A_KEEP)                # EN:920: the top card stays, the next is discarded
+    if k == D_MODIFIER:
+        return _only(out, bot_modifier(s, T, p))
+    return -1
+
+
+@njit(cache=True)
 def solo_filter(s, T, buf, n):
-    """Narrow the legal actions buf[:n] of a bot faction's decision to what the bot rules allow
-    (in place); returns the new count. The player's own decisions are left as they are."""
+    """Narrow the legal actions buf[:n] of a bot faction's decision that `bot_legal` does not build
+    to what the bot rules allow (in place); returns the new count. The player's own decisions are
+    left as they are."""
     if not is_bot_decision(s):
         return n
     k = s[PENDING]
     p = s[PENDING_FACTION]
-    if k == D_TURN:
-        return _bot_turn_options(s, T, p, buf, n)
-    if k == D_PLACE2:
-        return _bot_second_placement(s, T, p, buf, n)
     if k == D_OPTION:
         return _bot_options(s, T, p, buf, n)
     if k == D_NAVAL:
         return _bot_flags(s, T, p, buf, n)
     if k == D_ADV_ISSUE:
         return _bot_advance(s, buf, n, p)
-    if k == D_ADD_ISSUE:
-        return _only(buf, A_ADD_ISSUE + 3)       # EN:920: the bot never takes from the discards
-    if k == D_KEEP:
-        return _only(buf, A_KEEP)                # EN:920: the top card stays, the next is discarded
-    if k == D_MODIFIER:
-        return _only(buf, bot_modifier(s, T, p))
     if k == D_OPTIONAL:
         return _only(buf, A_ACCEPT + 1)          # EN:917: optional events must be performed
     return n

@@ -17,7 +17,7 @@ from .layout import (ACTIVE, MAX_LEGAL, D_CHOOSE_FACTION, MODE, MODE_SOLO, PENDI
 from .settle import (legal_add_issue, legal_adv_event, legal_adv_issue, legal_event_cube, legal_keep, legal_option,
                      option_proc, settle_proc)
 from .setup import new_game
-from .solo import is_bot_decision, legal_switch, solo_auto, solo_filter, switch_proc
+from .solo import bot_legal, is_bot_decision, legal_switch, solo_auto, solo_filter, switch_proc
 from .turn import legal_demobilize, legal_place_second, legal_turn, mutiny_proc, turn_proc
 from .uprising import (bid_proc, draft_proc, legal_affected, legal_bid, legal_bid_tie, legal_draft, legal_modifier,
                        legal_sign, legal_uprising_issue, uprising_proc)
@@ -29,6 +29,10 @@ MAX_DECISIONS = 20000      # safety cap reported as truncation, not a rule (ruli
 def legal(s, T, out):
     """Write the legal action ids of the pending decision into out; return how many (0 when over).
     In the solitaire game a bot faction's decision offers what the bot rules allow (core/solo.py)."""
+    if s[MODE] == MODE_SOLO and s[GAME_OVER] == 0 and is_bot_decision(s):
+        n = bot_legal(s, T, out)
+        if n >= 0:
+            return n
     n = _legal_rules(s, T, out)
     if s[MODE] == MODE_SOLO and n > 0:
         return solo_filter(s, T, out, n)

@@ -20,6 +20,7 @@ from .tables import (T_DEP_HAPPY, T_DEP_INF, T_FIRST_DEP_COL, T_RECLAIM_MAX, T_T
 # Legal-action buffers hold MAX_LEGAL ids; no decision has more than about 450 legal actions, so the
 # last few entries serve as scratch space for the list builders (no allocation in the hot path).
 SCRATCH = MAX_LEGAL - 16
+NO_SLOT = 99              # cubes needed to lead on a slot without an issue: never affordable
 
 # ----------------------------------------------------------------------------- Place Influence
 @njit(cache=True)
@@ -44,11 +45,11 @@ def legal_place_first(s, p, out, n):
     usa = is_usa_faction(s, p)
     need = out[SCRATCH:SCRATCH + N_SLOTS]        # scratch space at the end of the action buffer
     for sl in range(N_SLOTS):
-        need[sl] = need_to_lead(s, sl, p) if s[SLOT_ISSUE + sl] >= 0 else 99
+        need[sl] = need_to_lead(s, sl, p) if s[SLOT_ISSUE + sl] >= 0 else NO_SLOT
     for s1 in range(N_SLOTS):
-        if need[s1] == 99:
+        if need[s1] == NO_SLOT:
             continue
-        best2 = 99
+        best2 = NO_SLOT
         for s2 in range(N_SLOTS):
             if s2 != s1 and need[s2] < best2:
                 best2 = need[s2]
@@ -241,9 +242,12 @@ def solo_turn_start(s, T):
     """Solitaire: at the start of the player faction's turn the player scores 1 VP if its Faction
     Strength is the sole highest and every faction controls an issue (EN:877-881)."""
     p = s[SOLO_FACTION]
+    for q in range(SOLO_FACTIONS):
+        if issues_controlled(s, q) == 0:
+            return
     mine = faction_strength(s, T, p)
     for q in range(SOLO_FACTIONS):
-        if issues_controlled(s, q) == 0 or (q != p and faction_strength(s, T, q) >= mine):
+        if q != p and faction_strength(s, T, q) >= mine:
             return
     s[SOLO_VP] += 1
 
