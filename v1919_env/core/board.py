@@ -396,17 +396,24 @@ def slot_total(s, slot):
 
 
 @njit(cache=True)
-def issue_counter(s, T, i, slot):
-    """Number of counters of one slot (vocab.COUNTERS) on settled issue i."""
-    o = s[ISSUE_OPT + i]
-    if o < 0 or s[ISSUE_CTRL + i] < 0:
-        return 0
+def _option_counter(s, T, i, o, slot):
+    """Counters of one slot (vocab.COUNTERS) that option o of issue i placed (its UK-or-USA naval
+    counters by the flags chosen)."""
     n = T[T_OPT_CTR + (i * 4 + o) * N_COUNTERS + slot]
     if slot == 5:      # naval_uk
         n += s[ISSUE_NAVAL_UK + i]
     elif slot == 7:    # naval_usa
         n += T[T_OPT_NAVAL + i * 4 + o] - s[ISSUE_NAVAL_UK + i]
     return n
+
+
+@njit(cache=True)
+def issue_counter(s, T, i, slot):
+    """Number of counters of one slot (vocab.COUNTERS) on settled issue i."""
+    o = s[ISSUE_OPT + i]
+    if o < 0 or s[ISSUE_CTRL + i] < 0:
+        return 0
+    return _option_counter(s, T, i, o, slot)
 
 
 @njit(cache=True)
@@ -468,14 +475,37 @@ def is_solo_icon(p, slot):
 
 
 @njit(cache=True)
-def faction_strength(s, T, p):
-    """Solitaire Faction Strength (EN:856): stars of the issues p controls, plus 1 for each of its
-    strategy icons on any settled issue, whoever controls it."""
-    v = 0
+def _icons_on(s, T, i, o, p):
+    """Counters of solitaire faction p's strategy icons that option o of issue i placed."""
+    return _option_counter(s, T, i, o, SOLO_ICONS[p, 0]) + _option_counter(s, T, i, o, SOLO_ICONS[p, 1]) + \
+        _option_counter(s, T, i, o, SOLO_ICONS[p, 2])
+
+
+@njit(cache=True)
+def faction_strengths(s, T):
+    """Solitaire Faction Strength (EN:856) of the three factions, in one pass over the issues: stars
+    of the issues each controls, plus 1 for each of its strategy icons on any settled issue, whoever
+    controls it."""
+    v0, v1, v2 = 0, 0, 0
     for i in range(N_ISSUES):
-        if s[ISSUE_CTRL + i] >= 0:
-            if s[ISSUE_CTRL + i] == p:
-                v += T[T_ISSUE_STARS + i]
-            for j in range(SOLO_ICONS.shape[1]):
-                v += issue_counter(s, T, i, SOLO_ICONS[p, j])
-    return v
+        q = s[ISSUE_CTRL + i]
+        if q < 0:
+            continue
+        if q == 0:
+            v0 += T[T_ISSUE_STARS + i]
+        elif q == 1:
+            v1 += T[T_ISSUE_STARS + i]
+        elif q == 2:
+            v2 += T[T_ISSUE_STARS + i]
+        o = s[ISSUE_OPT + i]
+        if o >= 0:
+            v0 += _icons_on(s, T, i, o, 0)
+            v1 += _icons_on(s, T, i, o, 1)
+            v2 += _icons_on(s, T, i, o, 2)
+    return v0, v1, v2
+
+
+@njit(cache=True)
+def faction_strength(s, T, p):
+    """Solitaire Faction Strength (EN:856) of faction p (0 UK, 1 France, 2 USA)."""
+    return faction_strengths(s, T)[p]

@@ -29,7 +29,7 @@ from numba import njit
 
 from .actions import (A_ACCEPT, A_ADD_ISSUE, A_ADV_ISSUE, A_CHOOSE_PLAYER, A_DEMOB, A_DEPLOY, A_END_TURN, A_FLAG,
                       A_KEEP, A_OPTION, A_PASS_POLITICAL, A_PLACE, A_SETTLE)
-from .board import clockwise, decide, faction_strength, pop, roll_die, slot_leader, slot_total, top
+from .board import clockwise, decide, faction_strengths, pop, roll_die, slot_leader, slot_total, top
 from .botrules import (_demob_gain, _deploy_id, _slot_piv, bot_deploy_col, bot_modifier, bot_reclaim, counter_value,
                        deploy_rank, happiness_to_forced_demob, option_value)
 from .layout import (ACTIVE, D_ADD_ISSUE, D_ADV_ISSUE, D_CHOOSE_FACTION, D_KEEP, D_MODIFIER, D_NAVAL, D_OPTION,
@@ -62,9 +62,10 @@ def solo_configure(s, faction, target):
 @njit(cache=True)
 def weakest_factions(s, T):
     """Bit mask of the factions with the lowest Faction Strength (EN:951)."""
+    st = faction_strengths(s, T)
     low, m = 1 << 30, 0
     for q in range(SOLO_FACTIONS):
-        v = faction_strength(s, T, q)
+        v = st[q]
         if v < low:
             low, m = v, 1 << q
         elif v == low:

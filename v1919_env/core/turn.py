@@ -7,7 +7,7 @@ from numba import njit
 
 from .actions import (A_DEMOB, A_DEPLOY, A_END_TURN, A_PASS_POLITICAL, A_PLACE, A_RECLAIM, A_SETTLE, A_TRANSFER)
 from .board import (cap_unrest_at_units, change_happiness, clockwise, decide, demobilize_unit, deployed_mask,
-                    faction_strength, is_usa_faction, issues_controlled, n_players, over_unit_limit, pop, push,
+                    faction_strengths, is_usa_faction, issues_controlled, n_players, over_unit_limit, pop, push,
                     push_mutiny_if_needed, recover_exhausted, slot_leader, slot_total, top)
 from .layout import (ACTIVE, D_MUTINY, D_PLACE2, D_TURN, DEP_COL, F_A0, INF_AVAIL, INF_EXH, MAX_PLAYERS, MIL_AVAIL,
                      MIL_DONE, MIL_EXH, N_REGIONS, N_SLOTS, N_TABLE, NEGOTIATION, NUM_PLAYERS, GAME_OVER, MODE,
@@ -245,9 +245,9 @@ def solo_turn_start(s, T):
     for q in range(SOLO_FACTIONS):
         if issues_controlled(s, q) == 0:
             return
-    mine = faction_strength(s, T, p)
+    st = faction_strengths(s, T)
     for q in range(SOLO_FACTIONS):
-        if q != p and faction_strength(s, T, q) >= mine:
+        if q != p and st[q] >= st[p]:
             return
     s[SOLO_VP] += 1
 
