@@ -53,7 +53,8 @@ def main() -> None:
     print(f"{'mode':<11} {'player dec/s':>13} {'all dec/s':>11} {'games/s':>9} {'player dec/game':>16} "
           f"{'all dec/game':>13}")
     for w in rows:
-        print(f"{'solitaire' if w['players'] == 1 else str(w['players']) + '-player':<11} {w['player_decisions_per_s']:>13,.0f} "
+        mode = "solitaire" if w["players"] == 1 else f"{w['players']}-player"
+        print(f"{mode:<11} {w['player_decisions_per_s']:>13,.0f} "
               f"{w['all_decisions_per_s']:>11,.0f} {w['games_per_s']:>9,.1f} {w['player_decisions_per_game']:>16.1f} "
               f"{w['all_decisions_per_game']:>13.1f}")
     four = rows[-1]["all_decisions_per_s"]

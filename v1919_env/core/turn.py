@@ -7,12 +7,12 @@ from numba import njit
 
 from .actions import (A_DEMOB, A_DEPLOY, A_END_TURN, A_PASS_POLITICAL, A_PLACE, A_RECLAIM, A_SETTLE, A_TRANSFER)
 from .board import (cap_unrest_at_units, change_happiness, clockwise, decide, demobilize_unit, deployed_mask,
-                    faction_strengths, is_usa_faction, issues_controlled, n_players, over_unit_limit, pop, push,
+                    faction_strengths, is_usa_faction, n_players, over_unit_limit, pop, push,
                     push_mutiny_if_needed, recover_exhausted, slot_leader, slot_total, top)
-from .layout import (ACTIVE, D_MUTINY, D_PLACE2, D_TURN, DEP_COL, F_A0, INF_AVAIL, INF_EXH, MAX_PLAYERS, MIL_AVAIL,
-                     MIL_DONE, MIL_EXH, N_REGIONS, N_SLOTS, N_TABLE, NEGOTIATION, NUM_PLAYERS, GAME_OVER, MODE,
-                     MODE_SOLO, MODE_TWO, PASS_STREAK, SOLO_FACTION, SOLO_FACTIONS, SOLO_VP, POL_DONE, P_SETTLE,
-                     SLOT_CUBES, SLOT_ISSUE, TURN_NO, TURN_OWNER, USA_FACTION)
+from .layout import (ACTIVE, D_MUTINY, D_PLACE2, D_TURN, DEP_COL, F_A0, INF_AVAIL, INF_EXH, ISSUE_CTRL, MAX_PLAYERS,
+                     MIL_AVAIL, MIL_DONE, MIL_EXH, N_ISSUES, N_REGIONS, N_SLOTS, N_TABLE, NEGOTIATION, NUM_PLAYERS,
+                     GAME_OVER, MODE, MODE_SOLO, MODE_TWO, PASS_STREAK, SOLO_FACTION, SOLO_FACTIONS, SOLO_VP, POL_DONE,
+                     P_SETTLE, SLOT_CUBES, SLOT_ISSUE, TURN_NO, TURN_OWNER, USA_FACTION)
 from .layout import MAX_LEGAL
 from .tables import (T_DEP_HAPPY, T_DEP_INF, T_FIRST_DEP_COL, T_RECLAIM_MAX, T_TRACK_COLS, T_TRANSFER_MAX)
 
@@ -242,9 +242,12 @@ def solo_turn_start(s, T):
     """Solitaire: at the start of the player faction's turn the player scores 1 VP if its Faction
     Strength is the sole highest and every faction controls an issue (EN:877-881)."""
     p = s[SOLO_FACTION]
-    for q in range(SOLO_FACTIONS):
-        if issues_controlled(s, q) == 0:
-            return
+    m = 0
+    for i in range(N_ISSUES):
+        if s[ISSUE_CTRL + i] >= 0:
+            m |= 1 << s[ISSUE_CTRL + i]
+    if m & ((1 << SOLO_FACTIONS) - 1) != (1 << SOLO_FACTIONS) - 1:
+        return                          # a faction without an issue
     st = faction_strengths(s, T)
     for q in range(SOLO_FACTIONS):
         if q != p and st[q] >= st[p]:
