@@ -37,7 +37,7 @@ from .layout import (ACTIVE, D_ADD_ISSUE, D_ADV_ISSUE, D_CHOOSE_FACTION, D_KEEP,
                      N_NATIONS, N_REGIONS, N_SLOTS, N_TABLE, PENDING, PENDING_FACTION, POL_DONE, SLOT_ISSUE,
                      SOLO_FACTION, SOLO_FACTIONS, SOLO_TARGET)
 from .tables import T_FIRST_DEP_COL, T_ISSUE_NOPT, T_OPT_HAPPY
-from .turn import NO_SLOT, SCRATCH, legal_demobilize, need_to_lead
+from .turn import NO_SLOT, cheapest_other, legal_demobilize, need_to_lead, place_needs
 
 
 UK_FLAG, USA_FLAG = 0, 2     # nations of the UK-or-USA naval counter's two flags
@@ -169,17 +169,12 @@ def _bot_political(s, T, p, out):
         return k
     # a first placement is legal when the second can follow (core/turn.py legal_place_first)
     avail = s[INF_AVAIL + p]
-    need = out[SCRATCH:SCRATCH + N_SLOTS]
-    for sl in range(N_SLOTS):
-        need[sl] = need_to_lead(s, sl, p) if s[SLOT_ISSUE + sl] >= 0 else NO_SLOT
+    need = place_needs(s, p, out)
     for s1 in range(N_SLOTS):
         c = need[s1]
         if c == NO_SLOT:
             continue
-        best2 = NO_SLOT
-        for s2 in range(N_SLOTS):
-            if s2 != s1 and need[s2] < best2:
-                best2 = need[s2]
+        best2 = cheapest_other(need, s1)
         if c <= min(avail - best2, 15) and best2 <= min(15, avail - c):
             out[k] = A_PLACE + s1 * 15 + c - 1
             k += 1

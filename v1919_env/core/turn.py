@@ -38,21 +38,36 @@ def need_to_lead(s, slot, p):
 
 
 @njit(cache=True)
+def place_needs(s, p, out):
+    """Cubes p needs to lead on each slot (NO_SLOT: no issue there), in the scratch space at the end
+    of the action buffer out; returns that view."""
+    need = out[SCRATCH:SCRATCH + N_SLOTS]
+    for sl in range(N_SLOTS):
+        need[sl] = need_to_lead(s, sl, p) if s[SLOT_ISSUE + sl] >= 0 else NO_SLOT
+    return need
+
+
+@njit(cache=True)
+def cheapest_other(need, s1):
+    """The fewest cubes to lead on a slot other than s1 (NO_SLOT: none)."""
+    best2 = NO_SLOT
+    for s2 in range(N_SLOTS):
+        if s2 != s1 and need[s2] < best2:
+            best2 = need[s2]
+    return best2
+
+
+@njit(cache=True)
 def legal_place_first(s, p, out, n):
     """First placements (slot, k) that leave a legal second placement (no dead ends, EN:254-262).
     The 2-player USA always places exactly the minimum to lead (EN:802)."""
     avail = s[INF_AVAIL + p]
     usa = is_usa_faction(s, p)
-    need = out[SCRATCH:SCRATCH + N_SLOTS]        # scratch space at the end of the action buffer
-    for sl in range(N_SLOTS):
-        need[sl] = need_to_lead(s, sl, p) if s[SLOT_ISSUE + sl] >= 0 else NO_SLOT
+    need = place_needs(s, p, out)
     for s1 in range(N_SLOTS):
         if need[s1] == NO_SLOT:
             continue
-        best2 = NO_SLOT
-        for s2 in range(N_SLOTS):
-            if s2 != s1 and need[s2] < best2:
-                best2 = need[s2]
+        best2 = cheapest_other(need, s1)
         kmax = min(avail - best2, 15)
         if usa:
             kmax = min(kmax, need[s1])
