@@ -76,12 +76,12 @@ def test_solitaire_record_replays(tmp_path, capsys):
 
 
 def test_bench_solitaire_batch_is_set_up_like_game_new():
-    """The bench's solitaire batches start exactly as Game.new(1, seed) does."""
-    from v1919_env.bench import _init_solitaire_batch
+    """The bench's solitaire batches (core init_batch) start exactly as Game.new(1, seed) does."""
     from v1919_env.core.layout import STATE_SIZE
+    from v1919_env.core.step import init_batch
     _, T = card_tables(None)
     S = np.zeros((3, STATE_SIZE), np.int32)
-    _init_solitaire_batch(S, T, np.array([5, 6, 7]))
+    init_batch(S, T, 1, np.array([5, 6, 7]), 0, 0)
     for b, seed in enumerate((5, 6, 7)):
         assert np.array_equal(S[b], Game.new(1, seed=seed).state)
 

@@ -69,20 +69,6 @@ def _play_for(play, budget: float):
             return steps, games, dt
 
 
-def _init_solitaire_batch(S, T, seeds) -> None:
-    """init_batch for the solitaire game, set up as Game.new(1, seed) does (the rules' default
-    faction and level; core init_batch does not configure the solitaire game)."""
-    from .core.layout import SOLO_DEFAULT_TARGET
-    from .core.setup import new_game
-    from .core.solo import solo_configure
-    from .core.step import run
-
-    for b in range(S.shape[0]):
-        new_game(S[b], T, 1, int(seeds[b]), 0, 0)
-        solo_configure(S[b], -1, SOLO_DEFAULT_TARGET)
-        run(S[b], T, 0, -1)
-
-
 def bench_batched(T, num_players: int, batch: int, seconds: float, seed: int = 0) -> dict:
     """Random games played to the end by the compiled loop, `batch` games per call. decisions: the
     actions the random policy takes (in the solitaire game the player's only); all_decisions: the
@@ -96,11 +82,7 @@ def bench_batched(T, num_players: int, batch: int, seconds: float, seed: int = 0
     def play():
         r = state["round"]
         state["round"] += 1
-        seeds = np.arange(batch, dtype=np.int64) + seed * 1_000_003 + r * batch
-        if num_players == 1:
-            _init_solitaire_batch(S, T, seeds)
-        else:
-            init_batch(S, T, num_players, seeds, 0, 0)
+        init_batch(S, T, num_players, np.arange(batch, dtype=np.int64) + seed * 1_000_003 + r * batch, 0, 0)
         k = random_playout_batch(S, T, seed + r, 1_000_000)
         state["all"] += int(S[:, DECISIONS].sum())
         return k, batch
