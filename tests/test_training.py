@@ -230,3 +230,28 @@ def test_throughput_bench_trains_without_warm_start_or_evaluation(capsys):
     assert main([str(SMOKE), "--steps", "512", "--set", "env.num_envs=8", "ppo.n_steps=32"]) == 0
     out = capsys.readouterr().out
     assert "env.num_envs=8 ppo.n_steps=32: 512 learner steps in" in out and "steps/s" in out
+
+
+def test_export_drops_optimizer_and_rollout_state_and_keeps_the_policy(tmp_path):
+    import zipfile
+
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from training.envs import make_vec_env
+    from training.export import export_weights
+    from training.policy import policy_kwargs
+
+    cfg = smoke_cfg()
+    venv, _ = make_vec_env(cfg, ["random"], None, seed=0)
+    model = MaskablePPO("MlpPolicy", venv, policy_kwargs=policy_kwargs(cfg), device="cpu")
+    model._last_obs = venv.reset()                        # what a training run leaves in the model
+    model.save(str(tmp_path / "src.zip"))
+    out = export_weights(tmp_path / "src.zip", tmp_path / "out.zip")
+    with zipfile.ZipFile(tmp_path / "src.zip") as z:
+        assert "_last_obs" in z.read("data").decode()
+    with zipfile.ZipFile(out) as z:
+        assert "_last_obs" not in z.read("data").decode()
+    assert out.stat().st_size < (tmp_path / "src.zip").stat().st_size
+    src, exp = model.policy.state_dict(), MaskablePPO.load(str(out), device="cpu").policy.state_dict()
+    assert src.keys() == exp.keys() and all(torch.equal(src[k], exp[k]) for k in src)

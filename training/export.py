@@ -1,8 +1,12 @@
 """Export a checkpoint for shipping: the same MaskablePPO zip with the optimizer's running state
-dropped (a fresh optimizer), which cuts its size by about two thirds; the policy is unchanged."""
+dropped (a fresh optimizer) and without the training-time state of the rollouts (the last
+observations of every game of the vector env, 2 MB at 256 games; episode statistics); the policy is
+unchanged."""
 from __future__ import annotations
 
 from pathlib import Path
+
+ROLLOUT_STATE = ("_last_obs", "_last_episode_starts", "_last_original_obs", "ep_info_buffer", "ep_success_buffer")
 
 
 def export_weights(src, dst) -> Path:
@@ -16,5 +20,5 @@ def export_weights(src, dst) -> Path:
     model.policy.optimizer = type(opt)(model.policy.parameters(), **opt.defaults)
     out = Path(dst)
     out.parent.mkdir(parents=True, exist_ok=True)
-    model.save(str(out))
+    model.save(str(out), exclude=list(ROLLOUT_STATE))
     return out
