@@ -18,9 +18,10 @@ def _err(msg: str) -> None:
 
 
 def print_game(specs: list[dict], *, num_players: int, seed: int, variant: str = "standard",
-               log: bool = True, record_path: str | None = None) -> int:
+               log: bool = True, record_path: str | None = None, solitaire: dict | None = None) -> int:
     """Play one game between the agents of `specs` and print it: the board, every decision (when
-    `log`), the final board and the scoring table. Used by `v1919 play` and `v1919 demo`."""
+    `log`), the final board and the scoring table. Used by `v1919 play` and `v1919 demo`.
+    `solitaire`: the 1-player game's {"faction", "target_vp"} (cli.solitaire_settings)."""
     from v1919_env.game import Game
     from v1919_env.vocab import NATIONS
 
@@ -34,7 +35,7 @@ def print_game(specs: list[dict], *, num_players: int, seed: int, variant: str =
         _err(str(e))
         return 2
     try:
-        print(Game.new(num_players, seed=seed, variant=variant).render())
+        print(Game.new(num_players, seed=seed, variant=variant, **(solitaire or {})).render())
     except ValueError as e:                 # an unknown variant
         _err(str(e))
         return 2
@@ -54,7 +55,7 @@ def print_game(specs: list[dict], *, num_players: int, seed: int, variant: str =
 
     try:
         rec = run_game(agents, specs, num_players=num_players, seed=seed, variant=variant,
-                       on_move=show if log else None)
+                       on_move=show if log else None, solitaire=solitaire)
     except QuitGame as e:
         print(f"\ngame ended: {e} at step {e.game.decisions_taken}; nothing is scored")
         return 0
@@ -84,8 +85,11 @@ def cmd_play(args) -> int:
         _err(f"--agents: name 1 (solitaire), 2, 3 or 4 agents, one per seat (got {len(specs)}: "
              f"{', '.join(s['label'] for s in specs)})")
         return 2
+    from v1919_env.cli import solitaire_settings
+
+    solitaire = solitaire_settings(args, len(specs))
     return print_game(specs, num_players=len(specs), seed=args.seed, variant=args.variant, log=args.log,
-                      record_path=args.record)
+                      record_path=args.record, solitaire=solitaire)
 
 
 def cmd_demo(args) -> int:
@@ -106,7 +110,11 @@ def cmd_demo(args) -> int:
         specs, notes = default_lineup(args.players or 4)
         for note in notes:
             print(f"note: {note}", file=sys.stderr)
-    return print_game(specs, num_players=len(specs), seed=args.seed, variant=args.variant, log=args.log)
+    from v1919_env.cli import solitaire_settings
+
+    solitaire = solitaire_settings(args, len(specs))
+    return print_game(specs, num_players=len(specs), seed=args.seed, variant=args.variant, log=args.log,
+                      solitaire=solitaire)
 
 
 def cmd_tournament(args) -> int:

@@ -72,12 +72,15 @@ def _illegal(a, mask: np.ndarray) -> str | None:
 
 def run_game(agents: list[Agent], specs: list[dict], *, num_players: int, seed: int, variant: str = "standard",
              negotiation: bool = False, card_set: str | None = None, agent_seeds: list[int] | None = None,
-             game_index: int = 0, tournament: dict | None = None, on_move: OnMove | None = None) -> dict:
+             game_index: int = 0, tournament: dict | None = None, on_move: OnMove | None = None,
+             solitaire: dict | None = None) -> dict:
     """Play a game to its end (or to a forfeit) and return its record. on_move(game, step, seat,
-    action) is called before each action is applied. QuitGame propagates with `.game` set."""
+    action) is called before each action is applied. QuitGame propagates with `.game` set.
+    `solitaire`: {"faction", "target_vp"} of a 1-player game (Game.new's; None: the defaults)."""
     if len(agents) != num_players or len(specs) != num_players:
         raise ValueError(f"need one agent per seat ({num_players}), got {len(agents)} agents, {len(specs)} specs")
-    game = Game.new(num_players, seed=seed, variant=variant, negotiation=negotiation, card_set=card_set)
+    game = Game.new(num_players, seed=seed, variant=variant, negotiation=negotiation, card_set=card_set,
+                    **(solitaire or {}))
     seeds = [int(s) for s in agent_seeds] if agent_seeds is not None else \
         [int(x) for x in np.random.SeedSequence([int(seed), 1]).generate_state(num_players)]
     for agent, s in zip(agents, seeds):
@@ -124,7 +127,7 @@ def run_game(agents: list[Agent], specs: list[dict], *, num_players: int, seed: 
                        result=game_result(game, forfeit),
                        timing={"decisions": decisions, "seconds": [round(x, 6) for x in seconds],
                                "cpu_seconds": [round(x, 6) for x in cpu]},
-                       tournament=tournament)
+                       tournament=tournament, solitaire=solitaire)
 
 
 # ---------------------------------------------------------------------- printing (play, demo, replay)

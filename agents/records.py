@@ -13,6 +13,8 @@ A record holds everything that defines the game and its outcome:
     timing                 per seat: decisions taken, wall-clock and CPU seconds spent choosing (the first
                            decisions in a process include loading compiled code; not checked on replay)
     tournament             {"name", "fingerprint"} when a tournament played it
+    solitaire              {"faction", "target_vp"}: a 1-player game's Game.new settings, when not the
+                           defaults (absent, as in records written before it: faction None, target 20)
 
 Ranks follow the rules' tie-break (total, then happiness, then issues controlled; EN:765-769,
 `v1919_env.rewards.ranking_key`): a seat's rank is 1 + the number of seats strictly ahead, so tied
@@ -26,6 +28,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+from v1919_env.core.layout import SOLO_DEFAULT_TARGET
 from v1919_env.game import Game
 from v1919_env.rewards import ranking_key
 
@@ -57,7 +60,7 @@ def game_result(game: Game, forfeit: dict | None = None) -> dict:
 def make_record(*, game_index: int, seed: int, num_players: int, variant: str, negotiation: bool,
                 card_set_label: str, card_set_path: str | None, seats: list[dict], actions: list[int],
                 result: dict, timing: dict | None = None, tournament: dict | None = None,
-                card_set_digest: str | None = None) -> dict:
+                card_set_digest: str | None = None, solitaire: dict | None = None) -> dict:
     """A record as a plain dict (see the module docstring for the fields)."""
     rec = {"format": RECORD_FORMAT, "version": RECORD_VERSION, "game": int(game_index), "seed": int(seed),
            "num_players": int(num_players), "variant": variant, "negotiation": bool(negotiation),
@@ -69,6 +72,9 @@ def make_record(*, game_index: int, seed: int, num_players: int, variant: str, n
         rec["timing"] = timing
     if tournament is not None:
         rec["tournament"] = tournament
+    if solitaire:
+        rec["solitaire"] = {"faction": solitaire.get("faction"),
+                            "target_vp": int(solitaire.get("target_vp", SOLO_DEFAULT_TARGET))}
     return rec
 
 
@@ -129,7 +135,7 @@ def new_game(rec: dict) -> Game:
     """The recorded game at its start (checks that the card set is the recorded one)."""
     cs = rec["card_set"]
     g = Game.new(rec["num_players"], seed=rec["seed"], variant=rec["variant"],
-                 negotiation=rec["negotiation"], card_set=cs.get("path"))
+                 negotiation=rec["negotiation"], card_set=cs.get("path"), **rec.get("solitaire", {}))
     if g.cards.label != cs.get("label"):
         raise RecordError(f"game {rec['game']} was played with card set {cs.get('label')!r}, "
                           f"this one is {g.cards.label!r}")

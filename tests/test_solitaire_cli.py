@@ -93,3 +93,61 @@ def test_bench_counts_the_bots_decisions_apart():
     assert r["games"] == 20 and 0 < r["decisions_per_game"] < r["all_decisions_per_game"]
     four = bench_batched(T, 4, 4, 0.0)
     assert four["decisions_per_game"] == pytest.approx(four["all_decisions_per_game"])
+
+
+# ---------------------------------------------------------------- --faction and --target-vp
+
+def test_demo_faction_and_target_vp(capsys):
+    assert Game.new(1, seed=3).seat_name(Game.new(1, seed=3).solo_faction) != "USA"      # seed 3's default
+    assert main(["demo", "--players", "1", "--seed", "3", "--faction", "Usa", "--target-vp", "5", "--no-log"]) == 0
+    out = capsys.readouterr().out
+    assert "the player controls USA" in out
+    assert "VP of 5 ->" in out
+
+
+@pytest.mark.parametrize("argv, option", [
+    (["demo", "--players", "1", "--faction", "italy"], "--faction"),
+    (["demo", "--players", "1", "--target-vp", "0"], "--target-vp"),
+    (["demo", "--players", "1", "--target-vp", "ten"], "--target-vp"),
+    (["play", "--agents", "random", "--target-vp", "1000"], "--target-vp"),
+    (["play", "--agents", "random,random", "--faction", "uk"], "--faction"),
+    (["demo", "--players", "3", "--target-vp", "12"], "--target-vp"),
+])
+def test_bad_solitaire_options_are_one_line_naming_the_option(argv, option, capsys):
+    assert main(argv) == 2
+    cap = capsys.readouterr()
+    err = cap.err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"v1919: error: {option}:"), cap.err
+    assert "Versailles 1919" not in cap.out          # rejected before any game is played
+
+
+def test_solitaire_record_keeps_faction_and_level(tmp_path, capsys):
+    f = tmp_path / "games.jsonl"
+    assert main(["play", "--agents", "random", "--seed", "9", "--no-log", "--record", str(f),
+                 "--faction", "usa", "--target-vp", "3"]) == 0
+    rec = json.loads(f.read_text().splitlines()[0])
+    assert rec["solitaire"] == {"faction": "usa", "target_vp": 3}
+    assert rec["result"]["scores"][0]["target_vp"] == 3
+    capsys.readouterr()
+    assert main(["replay", str(f), "--quiet"]) == 0
+    assert "reproduces" in capsys.readouterr().out
+    # the same actions under the default settings are another game: the settings are what replays it
+    from agents.records import replay, result_differences, RecordError
+    old = {k: v for k, v in rec.items() if k != "solitaire"}
+    try:
+        diffs = result_differences(old, replay(old))
+    except RecordError:
+        diffs = ["does not replay"]
+    assert diffs
+
+
+def test_old_solitaire_record_without_settings_replays(tmp_path, capsys):
+    """Records written before the solitaire field (faction None, target 20) still load and replay."""
+    f = tmp_path / "games.jsonl"
+    assert main(["play", "--agents", "random", "--seed", "9", "--no-log", "--record", str(f)]) == 0
+    rec = json.loads(f.read_text().splitlines()[0])
+    rec.pop("solitaire", None)
+    f.write_text(json.dumps(rec) + "\n")
+    capsys.readouterr()
+    assert main(["replay", str(f), "--quiet"]) == 0
+    assert "reproduces" in capsys.readouterr().out

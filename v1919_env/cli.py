@@ -38,6 +38,42 @@ def check_variant(variant: str, card_set: str | None = None) -> None:
         raise UsageError(str(e)) from None
 
 
+SOLITAIRE_HELP = ("the solitaire game only (1 player): --faction uk|france|usa, the faction the player starts "
+                  "with (default: the one that goes last in a random turn order); --target-vp N, the level: the VP "
+                  "the player needs to win (default 20, EN:959)")
+
+
+def add_solitaire_options(parser: argparse.ArgumentParser) -> None:
+    """--faction and --target-vp (checked by solitaire_settings, so that a bad value is one line)."""
+    parser.add_argument("--faction", default=None, metavar="uk|france|usa",
+                        help="the faction the solitaire player starts with (default: the one that goes last)")
+    parser.add_argument("--target-vp", default=None, metavar="N",
+                        help="the solitaire level: the VP the player needs to win, 1..999 (default 20)")
+
+
+def solitaire_settings(args, num_players: int) -> dict | None:
+    """The solitaire Game.new settings of --faction and --target-vp ({"faction", "target_vp"}; None
+    for a game of 2 to 4 players); UsageError naming the option for a bad value."""
+    from .core.layout import SOLO_DEFAULT_TARGET
+    from .game import SOLO_FACTION_NAMES
+
+    faction, target = args.faction, args.target_vp
+    if num_players != 1:
+        for opt, v in (("--faction", faction), ("--target-vp", target)):
+            if v is not None:
+                raise UsageError(f"{opt}: a solitaire option (1 player), this game has {num_players} players")
+        return None
+    if faction is not None and faction.lower() not in SOLO_FACTION_NAMES:
+        raise UsageError(f"--faction: one of {', '.join(SOLO_FACTION_NAMES)}, got {faction!r}")
+    try:
+        vp = SOLO_DEFAULT_TARGET if target is None else int(target)
+    except ValueError:
+        vp = None
+    if vp is None or not 1 <= vp <= 999:
+        raise UsageError(f"--target-vp: an integer in 1..999 (the VP the player needs to win), got {target!r}")
+    return {"faction": None if faction is None else faction.lower(), "target_vp": vp}
+
+
 def _user_errors() -> tuple[type[Exception], ...]:
     """Errors caused by what the user asked for: printed as one line, never as a traceback."""
     from .actions import IllegalActionError
@@ -139,6 +175,7 @@ def _add_agent_commands(sub) -> None:
                     help=VARIANT_HELP)
     pl.add_argument("--log", action=argparse.BooleanOptionalAction, default=True,
                     help="print every decision (default) or only the boards and scores")
+    add_solitaire_options(pl)
     pl.add_argument("--record", metavar="FILE", default=None, help="append the game's record (JSON line) to FILE")
     pl.set_defaults(func=_cmd_agents)
     t = sub.add_parser(
@@ -199,6 +236,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--variant", default="standard", help=VARIANT_HELP)
     demo.add_argument("--log", action=argparse.BooleanOptionalAction, default=True,
                       help="print every decision (default) or only the boards and scores")
+    add_solitaire_options(demo)
     demo.set_defaults(func=_cmd_demo)
     b = sub.add_parser("bench", help="speed of random play: batched kernel, facade, compile and start times")
     b.add_argument("--players", type=int, default=4, choices=(1, 2, 3, 4),
