@@ -25,13 +25,9 @@ from .core.observe import OBS_SIZE
 from .game import Game
 from .gymnasium_env import Versailles1919Env
 from .pettingzoo_env import OBS_HIGH
+from .solitaire_features import SOLO_FEATURES, SOLO_HIGH, SOLO_REWARDS, solo_features, solo_step_reward
 
-SOLO_REWARDS = ("vp", "win_loss")
-SOLO_FEATURES = ("faction_uk", "faction_france", "faction_usa", "for_uk", "for_france", "for_usa",
-                 "vp", "target_vp", "strength_uk", "strength_france", "strength_usa")
-"""The `solitaire` observation vector, in order (VP, level and strengths divided by SOLO_SCALE)."""
-SOLO_SCALE = 20.0
-SOLO_HIGH = 50.0
+__all__ = ["SOLO_FEATURES", "SOLO_HIGH", "SOLO_REWARDS", "SolitaireEnv", "solitaire_env"]
 
 
 class SolitaireEnv(Versailles1919Env):
@@ -66,15 +62,7 @@ class SolitaireEnv(Versailles1919Env):
 
     def solo_features(self) -> np.ndarray:
         """The `solitaire` observation vector of the current game (SOLO_FEATURES)."""
-        g = self.game
-        v = np.zeros(len(SOLO_FEATURES), np.float32)
-        v[g.solo_faction] = 1.0
-        if not g.is_over:
-            v[3 + g.acting_for] = 1.0
-        v[6] = g.player_vp / SOLO_SCALE
-        v[7] = g.target_vp / SOLO_SCALE
-        v[8:11] = np.asarray(g.faction_strengths(), np.float32) / SOLO_SCALE
-        return np.minimum(v, SOLO_HIGH)
+        return solo_features(self.game)
 
     def _observe(self, seat: int):
         obs = super()._observe(seat)
@@ -98,13 +86,8 @@ class SolitaireEnv(Versailles1919Env):
     def _reward(self, scores) -> float:
         """The step's reward (Versailles1919Env calls it after a legal step): the VP scored since the
         last step ('vp'), or +1 / -1 for a won / lost game at its end ('win_loss')."""
-        g = self.game
-        gained, self._vp = g.player_vp - self._vp, g.player_vp
-        if self.solo_reward == "vp":
-            return float(gained)
-        if scores is None:
-            return 0.0
-        return 1.0 if g.won else -1.0
+        r, self._vp = solo_step_reward(self.game, self._vp, self.solo_reward)
+        return r
 
 
 def solitaire_env(**kwargs) -> SolitaireEnv:
