@@ -1,6 +1,7 @@
 """PettingZoo AEC environment: `v1919_env.env(num_players=4, render_mode=None, **config)`.
 
-Agents are the nations (`uk`, `france`, `usa`, `italy`); `agent_selection` is whoever must decide
+Agents are the nations (`uk`, `france`, `usa`, `italy`); in the solitaire game (num_players=1) the
+one agent is `player` (SOLO_AGENT), whatever faction it controls. `agent_selection` is whoever must decide
 now (the active player, an issue's controller choosing its option, an event cube's owner, each
 bidder, each drafter, a mutinying player). Observations are `{"observation": float32 vector,
 "action_mask": int8 vector}` from the observing seat's own perspective (docs/observation.md).
@@ -21,6 +22,7 @@ from .core.step import legal
 from .game import Game
 from .render import RENDER_MODES, render_mode_output
 from .rewards import REWARD_KINDS, terminal_rewards
+from .solitaire_features import SOLO_FEATURES, SOLO_HIGH, SOLO_REWARDS, solo_features, solo_step_reward
 from .vocab import NATIONS, PLAYER_NATIONS
 
 ILLEGAL_POLICIES = ("raise", "penalize")
@@ -31,6 +33,8 @@ OBS_HIGH = 10.0
 INFO_DECISIONS = tuple(L.DECISION_LIST) + ("game_over",)
 GAME_OVER = len(INFO_DECISIONS) - 1
 WAITING = -1
+SOLO_AGENT = "player"
+"""The solitaire game's one agent: the player, who switches factions (EN:949-953)."""
 
 
 def decision_name(code: int) -> str:
@@ -42,19 +46,33 @@ def decision_name(code: int) -> str:
     return INFO_DECISIONS[code]
 
 
-def observation_space() -> spaces.Dict:
-    return spaces.Dict({"observation": spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32),
-                        "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8)})
+def observation_space(solitaire: bool = False, obs_mode: str = "dict") -> spaces.Space:
+    """An agent's observation space; the solitaire game adds the SOLO_FEATURES vector (`solitaire`
+    in dict mode, appended to the observation in vector mode)."""
+    n = len(SOLO_FEATURES)
+    if obs_mode == "vector":
+        return (spaces.Box(0.0, SOLO_HIGH, (OBS_SIZE + n,), np.float32) if solitaire
+                else spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32))
+    parts = {"observation": spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32),
+             "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8)}
+    if solitaire:
+        parts["solitaire"] = spaces.Box(0.0, SOLO_HIGH, (n,), np.float32)
+    return spaces.Dict(parts)
 
 
 class raw_env(AECEnv):
-    """Versailles 1919 for 2, 3 or 4 players as a PettingZoo AEC environment. In the 2-player game
+    """Versailles 1919 for 1 to 4 players as a PettingZoo AEC environment. In the 2-player game
     the agents are the UK and France; the player whose turn it is also decides for the USA faction
-    (the observation's `decider` slice and the info's `acting_for` say so).
+    (the observation's `decider` slice and the info's `acting_for` say so). The solitaire game
+    (num_players=1, docs/solitaire.md) has one agent, `player`: the rule bots play inside the kernel,
+    its observation adds the `solitaire` features (SOLO_FEATURES, as in the Gymnasium
+    `Versailles1919Solitaire-v0`), and its infos name the decision, the faction it controls
+    (`faction`), the faction the decision is for (`acting_for`), `player_vp` and `target_vp`.
 
     config: variant ('standard', 'longer', 'even_longer', 'longest'; aliases 'short15', 'long10'), negotiation
     (bool), card_set (path), seating (the nations clockwise, e.g. ["uk", "usa", "italy", "france"]), reward
-    ('win_loss' | 'rank' | 'score_margin'), illegal_action ('raise' | 'penalize'),
+    ('win_loss' | 'rank' | 'score_margin'; solitaire: 'vp' (default: each step pays the VP scored) | 'win_loss'
+    (+1 / -1 at the end)), faction and target_vp (solitaire only: as Game.new), illegal_action ('raise' | 'penalize'),
     illegal_penalty (float, default -1), auto_forced (apply decisions with one legal action),
     shaping (bool: per-step change of the provisional score margin / 50; off by default),
     obs_mode ('dict': {"observation", "action_mask"}; 'vector': the Box observation alone, the mask in
@@ -67,16 +85,24 @@ class raw_env(AECEnv):
                 "render_fps": 1}
 
     def __init__(self, num_players: int = 4, render_mode: str | None = None, variant: str = "standard",
-                 negotiation: bool = False, card_set: str | None = None, reward: str = "win_loss",
+                 negotiation: bool = False, card_set: str | None = None, reward: str | None = None,
                  illegal_action: str = "raise", illegal_penalty: float = -1.0, auto_forced: bool = False,
-                 shaping: bool = False, obs_mode: str = "dict", numeric_info: bool = False, seating=None):
+                 shaping: bool = False, obs_mode: str = "dict", numeric_info: bool = False, seating=None,
+                 faction: str | None = None, target_vp: int = L.SOLO_DEFAULT_TARGET):
         super().__init__()
-        if num_players not in (2, 3, 4):
-            raise ValueError(f"num_players must be 2, 3 or 4, got {num_players}")
+        if num_players not in (1, 2, 3, 4):
+            raise ValueError(f"num_players must be 1 (solitaire), 2, 3 or 4, got {num_players}")
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
-        if reward not in REWARD_KINDS:
-            raise ValueError(f"reward must be one of {REWARD_KINDS}, got {reward!r}")
+        self.solitaire = num_players == 1
+        kinds = SOLO_REWARDS if self.solitaire else REWARD_KINDS
+        reward = kinds[0] if reward is None else reward
+        if reward not in kinds:
+            raise ValueError(f"reward must be one of {kinds}" + (" in the solitaire game" if self.solitaire else "")
+                             + f", got {reward!r}")
+        if shaping and self.solitaire:
+            raise ValueError("shaping is for 2 to 4 players (a score margin); the solitaire reward 'vp' pays "
+                             "each VP as it is scored")
         if illegal_action not in ILLEGAL_POLICIES:
             raise ValueError(f"illegal_action must be one of {ILLEGAL_POLICIES}, got {illegal_action!r}")
         if obs_mode not in OBS_MODES:
@@ -86,14 +112,16 @@ class raw_env(AECEnv):
         self.num_players = num_players
         self.render_mode = render_mode
         self.config = dict(variant=variant, negotiation=negotiation, card_set=card_set, seating=seating)
+        if self.solitaire or faction is not None or target_vp != L.SOLO_DEFAULT_TARGET:
+            self.config.update(faction=faction, target_vp=target_vp)     # Game.new names a misplaced one
         self.reward_kind = reward
         self.illegal_action = illegal_action
         self.illegal_penalty = float(illegal_penalty)
         self.auto_forced = auto_forced
         self.shaping = shaping
-        self.possible_agents = list(PLAYER_NATIONS[num_players])
+        self.possible_agents = [SOLO_AGENT] if self.solitaire else list(PLAYER_NATIONS[num_players])
         self._seat = {a: k for k, a in enumerate(self.possible_agents)}
-        space = observation_space() if obs_mode == "dict" else spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32)
+        space = observation_space(self.solitaire, obs_mode)
         self.observation_spaces = {a: space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
         self._buf = np.empty(L.MAX_LEGAL, np.int64)
@@ -131,6 +159,7 @@ class raw_env(AECEnv):
         self._cached = None
         self._penalized = False
         self._margin = [0.0] * self.num_players
+        self._vp = self.game.player_vp
         if self.auto_forced:
             self._apply_forced()
         self._after_move()
@@ -145,6 +174,11 @@ class raw_env(AECEnv):
             obs, mask = c[2], c[3]
         else:
             obs, mask = self._observe_arrays(seat)
+        if self.solitaire:
+            feats = solo_features(self.game)
+            if self.obs_mode == "dict":
+                return {"observation": obs, "action_mask": mask, "solitaire": feats}
+            return np.concatenate([obs, feats])
         return {"observation": obs, "action_mask": mask} if self.obs_mode == "dict" else obs
 
     def _observe_arrays(self, seat: int):
@@ -167,6 +201,8 @@ class raw_env(AECEnv):
                 info["illegal_action"] = int(fields.get("illegal_action", False))
                 if "scores" in fields:
                     info["score"] = float(fields["scores"][fields["seat"]]["total"])
+        elif kind == "turn" and self.solitaire:
+            info = self._solo_info()
         elif kind == "turn":
             info = {"decision": L.DECISION_LIST[fields["decision"]], "active": self.possible_agents[fields["active"]]}
             if self.num_players == 2:
@@ -235,6 +271,12 @@ class raw_env(AECEnv):
             self._clear_rewards()
             self._rewarded = False
 
+    def _solo_info(self) -> dict:
+        """The solitaire player's info for its pending decision."""
+        g = self.game
+        return {"decision": g.decision, "faction": NATIONS[g.solo_faction], "acting_for": NATIONS[g.acting_for],
+                "player_vp": g.player_vp, "target_vp": g.target_vp}
+
     def _apply_forced(self) -> None:
         g = self.game
         while not g.is_over and legal(g.state, g.T, self._buf) == 1:
@@ -252,8 +294,10 @@ class raw_env(AECEnv):
     def _after_move(self) -> None:
         g = self.game
         st = g.state
+        if self.solitaire:
+            solo_reward, self._vp = solo_step_reward(g, self._vp, self.reward_kind)
         if st[L.GAME_OVER]:
-            rew = terminal_rewards(g.scores(), self.reward_kind)
+            rew = [solo_reward] if self.solitaire else terminal_rewards(g.scores(), self.reward_kind)
             trunc = g.truncated
             for p, a in enumerate(self.possible_agents):
                 if a in self.rewards:
@@ -266,7 +310,9 @@ class raw_env(AECEnv):
             if getattr(self, "agent_selection", None) not in self.agents:
                 self.agent_selection = self.agents[0]
             return
-        if self.shaping:
+        if self.solitaire:
+            self.rewards[SOLO_AGENT] += solo_reward
+        if self.shaping or self.solitaire:
             self._accumulate_rewards()
             self._rewarded = True
         infos = self.infos
@@ -278,7 +324,9 @@ class raw_env(AECEnv):
         if not self.numeric_info and self.obs_mode == "dict":     # the default, on the hot path
             if prev in infos:
                 infos[prev] = {}
-            if self.num_players == 2:      # the USA faction is active during its action: name its player
+            if self.solitaire:
+                infos[agent] = self._solo_info()
+            elif self.num_players == 2:      # the USA faction is active during its action: name its player
                 infos[agent] = {"decision": L.DECISION_LIST[st[L.PENDING]], "active": agents[st[L.TURN_OWNER]],
                                 "acting_for": NATIONS[st[L.PENDING_FACTION]]}
             else:
