@@ -2,7 +2,8 @@
 game (the dice and draws it triggers are sampled, never read from the real game), the other seats'
 replies inside the procedure it starts (bids, uprising and event choices) are played by the rule
 bot, and the position is scored by the evaluation of v1919_env/core/search.py (`evaluate`,
-documented in docs/agents.md): the seat's victory-point estimate minus the best other seat's."""
+documented in docs/agents.md): the seat's victory-point estimate minus the best other seat's.
+In the solitaire game it plays the player's objective instead (agents/solitaire_eval.py)."""
 from __future__ import annotations
 
 import numpy as np
@@ -12,6 +13,7 @@ from v1919_env.core.layout import MAX_LEGAL, STATE_SIZE
 from v1919_env.core.search import greedy_action
 
 from .base import Agent, number_option, register, require_game
+from .solitaire_eval import solitaire_greedy_action
 
 
 @register("greedy")
@@ -34,6 +36,8 @@ class GreedyAgent(Agent):
 
     def act(self, observation, action_mask, game=None) -> int:
         g = require_game(self, game)
+        if g.solitaire:
+            return solitaire_greedy_action(g.state, g.T, self.samples, self._rng, self._s, self._acts, self._buf)
         return int(greedy_action(g.state, g.T, self.samples, self._rng, self._s, self._acts, self._buf))
 
     def __repr__(self) -> str:

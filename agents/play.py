@@ -183,9 +183,9 @@ def _solitaire_rows(rec: dict) -> list[str]:
 DEMO_LINEUP = ("ismcts:iterations=200", "rulebot", "greedy", "rulebot")
 """The baseline bots (a 3-player demo seats the first three), with a search budget small enough that
 the demo takes seconds; in early 8-game tournaments rulebot and greedy beat ismcts at this budget."""
-DEMO_SOLITAIRE = ("rulebot",)
-"""The solitaire demo's player: the rule bot plays the player's decisions in well under a second a
-game (greedy and ismcts take 35-70 s and, like it, score for the faction, not the player's VP)."""
+DEMO_SOLITAIRE = ("greedy",)
+"""The solitaire demo's player: greedy plays the player's objective (agents/solitaire_eval.py) in
+under a second a game and scores the most VP of the bots (tools/solitaire_agents.py)."""
 
 
 def default_lineup(num_players: int, preferred=None) -> tuple[list[dict], list[str]]:
