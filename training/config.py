@@ -150,7 +150,8 @@ def validate(cfg: dict) -> dict:
             raise ConfigError(f"evaluation.{k}: a multiple of 4 (the tournament rotates the seats), got {ev[k]}")
     _number(cfg, "evaluation.workers", int, 0)
     if not isinstance(ev["opponents"], list) or not ev["opponents"]:
-        raise ConfigError(f"evaluation.opponents: a list of agent specs (name or name:key=value,...), got {ev['opponents']!r}")
+        raise ConfigError(f"evaluation.opponents: a list of agent specs (name or name:key=value,...), "
+                          f"got {ev['opponents']!r}")
     known = agent_names()
     for k, spec in enumerate(ev["opponents"]):
         name = parse_agent_spec(spec)[0] if isinstance(spec, str) else spec
