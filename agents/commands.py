@@ -158,6 +158,14 @@ def cmd_tournament(args) -> int:
     return code
 
 
+def _solitaire_note(rec: dict) -> str:
+    """The header's note of a solitaire record's settings (none for other games or older records)."""
+    solo = rec.get("solitaire")
+    if not solo:
+        return ""
+    return f", solitaire faction {solo['faction'] or 'last in turn order'}, target {solo['target_vp']} VP"
+
+
 def cmd_replay(args) -> int:
     from .play import format_move, format_result
     from .records import RecordError, find_game, read_games, replay, result_differences
@@ -172,7 +180,7 @@ def cmd_replay(args) -> int:
         return 2
     n = len(rec["actions"])
     print(f"game {rec['game']}: {rec['num_players']} players, seed {rec['seed']}, variant {rec['variant']}, "
-          f"card set {rec['card_set']['label']}, {n} actions")
+          f"card set {rec['card_set']['label']}, {n} actions" + _solitaire_note(rec))
     print("seats: " + ", ".join(f"{s['label']} (seed {s.get('seed')})" for s in rec["seats"]))
 
     def show(game, step, seat, action):

@@ -130,7 +130,8 @@ def test_solitaire_record_keeps_faction_and_level(tmp_path, capsys):
     assert rec["result"]["scores"][0]["target_vp"] == 3
     capsys.readouterr()
     assert main(["replay", str(f), "--quiet"]) == 0
-    assert "reproduces" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "reproduces" in out and "solitaire faction usa, target 3 VP" in out
     # the same actions under the default settings are another game: the settings are what replays it
     from agents.records import replay, result_differences, RecordError
     old = {k: v for k, v in rec.items() if k != "solitaire"}
