@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from numba import njit
 
-from .layout import (ACTIVE, BID_HIGH, BID_INF, BID_ISSUE, BID_STR, D_KEEP, D_OPTION, D_NAVAL, DECISION_NAMES,
+from .layout import (SEATING, ACTIVE, BID_HIGH, BID_INF, BID_ISSUE, BID_STR, D_KEEP, D_OPTION, D_NAVAL, DECISION_NAMES,
                      DEMOB_NEXT, DEP_COL, DRAFT_DONE, DRAWN, EV_CUBE, EV_DECK_N, EV_TABLE, EV_WAIT, F_A0, F_PROC,
                      FRAME_W, GAME_OVER, HAPPY, INF_AVAIL, INF_EXH, ISSUE_CTRL, ISSUE_DECK_N, ISSUE_DISC,
                      ISSUE_DISC_N, ISSUE_NAVAL_UK, ISSUE_OPT, KEG, MAX_PLAYERS, MIL_AVAIL, MIL_DEMOB, MIL_EXH,
                      MIL_DONE, N_COUNTERS, N_EVENTS, N_ISSUES, N_NATIONS, N_REGIONS, N_SLOTS, N_STRATEGIES, NUM_PLAYERS,
                      PENDING, PENDING_PLAYER, PLAYER_STRAT, POL_DONE, P_BID, P_UPRISING, SETTLING, SLOT_CUBES,
                      SLOT_ISSUE, SP, STACK, STRAT_DEALT, TURN_NO, UNREST, UP_REGION, PENDING_FACTION)
-from .board import clockwise, seat_position
+from .board import seat_position
 from .step import legal, try_step
 from .tables import T_ISSUE_STARS, T_OPT_CTR, T_OPT_NAVAL, T_SIGN
 
@@ -87,13 +87,27 @@ def _rel(s, p, me, n):
 
 
 @njit(cache=True)
+def _relp(s, rels, p, me, n):
+    """Relative seat of p from the packed table of seats 0..MAX_PLAYERS-1 (_rel otherwise)."""
+    if p < 0:
+        return MAX_PLAYERS
+    if p < MAX_PLAYERS:
+        return (rels >> (8 * p)) & 0xFF
+    return _rel(s, p, me, n)
+
+
+@njit(cache=True)
 def observe(s, T, seat, out):
     """Write seat's observation into out (float32, OBS_SIZE)."""
     out[:] = 0.0
     n = s[NUM_PLAYERS]
     me = seat_position(s, seat)
+    # relative seats of seats 0..MAX_PLAYERS-1, a byte each
+    rels = 0
+    for p in range(MAX_PLAYERS):
+        rels |= _rel(s, p, me, n) << (8 * p)
     for k in range(n):
-        p = clockwise(s, seat, k)
+        p = s[SEATING + (me + k) % n]
         out[O_PRESENT + k] = 1.0
         out[O_INF_AV + k] = s[INF_AVAIL + p] / 15.0
         out[O_INF_EX + k] = s[INF_EXH + p] / 15.0
@@ -108,9 +122,11 @@ def observe(s, T, seat, out):
         st = s[PLAYER_STRAT + p]
         if st >= 0:
             out[O_PSTRAT + k * N_STRATEGIES + st] = 1.0
+    sign = T[T_SIGN]
     for nat in range(N_NATIONS):
-        out[O_NHAPPY + nat] = s[HAPPY + nat] / 30.0
-        if s[HAPPY + nat] >= T[T_SIGN]:
+        h = s[HAPPY + nat]
+        out[O_NHAPPY + nat] = h / 30.0
+        if h >= sign:
             out[O_NSIGN + nat] = 1.0
     out[O_MYNAT + seat] = 1.0
     for r in range(N_REGIONS):
@@ -121,34 +137,37 @@ def observe(s, T, seat, out):
         if i >= 0:
             out[O_SLOT_ISSUE + sl * N_ISSUES + i] = 1.0
         for p in range(n):
-            out[O_SLOT_CUBES + sl * MAX_PLAYERS + _rel(s, p, me, n)] = s[SLOT_CUBES + sl * MAX_PLAYERS + p] / 15.0
+            out[O_SLOT_CUBES + sl * MAX_PLAYERS + _relp(s, rels, p, me, n)] = s[SLOT_CUBES + sl * MAX_PLAYERS + p] / 15.0
     nd = s[ISSUE_DISC_N]
     for k in range(min(3, nd)):
         out[O_DISC3 + k * N_ISSUES + s[ISSUE_DISC + nd - 1 - k]] = 1.0
     for i in range(N_ISSUES):
         c = s[ISSUE_CTRL + i]
-        out[O_SET_CTRL + i * R + _rel(s, c, me, n)] = 1.0
-        if c >= 0:
-            out[O_PSTARS + _rel(s, c, me, n)] += T[T_ISSUE_STARS + i] / 50.0
-            if s[ISSUE_OPT + i] >= 0:
-                out[O_SET_OPT + i * 4 + s[ISSUE_OPT + i]] = 1.0
-            out[O_SET_NAVAL + i] = s[ISSUE_NAVAL_UK + i]
-            o = s[ISSUE_OPT + i]
-            if o >= 0:
-                base = T_OPT_CTR + (i * 4 + o) * N_COUNTERS
-                for slot in range(N_COUNTERS):
-                    c = T[base + slot]
-                    if slot == 5:                 # UK-or-USA naval counters placed as UK / USA
-                        c += s[ISSUE_NAVAL_UK + i]
-                    elif slot == 7:
-                        c += T[T_OPT_NAVAL + i * 4 + o] - s[ISSUE_NAVAL_UK + i]
-                    if c != 0:
-                        kind = slot if slot < 5 else (5 if slot < 10 else 6)
-                        out[O_SET_CTRS + i * 7 + kind] += c / 4.0
-                        out[O_CTRS + slot] += c / 8.0
+        if c < 0:
+            out[O_SET_CTRL + i * R + MAX_PLAYERS] = 1.0
+            continue
+        rc = _relp(s, rels, c, me, n)
+        out[O_SET_CTRL + i * R + rc] = 1.0
+        out[O_PSTARS + rc] += T[T_ISSUE_STARS + i] / 50.0
+        o = s[ISSUE_OPT + i]
+        uk = s[ISSUE_NAVAL_UK + i]
+        out[O_SET_NAVAL + i] = uk
+        if o >= 0:
+            out[O_SET_OPT + i * 4 + o] = 1.0
+            base = T_OPT_CTR + (i * 4 + o) * N_COUNTERS
+            for slot in range(N_COUNTERS):
+                c = T[base + slot]
+                if slot == 5:                 # UK-or-USA naval counters placed as UK / USA
+                    c += uk
+                elif slot == 7:
+                    c += T[T_OPT_NAVAL + i * 4 + o] - uk
+                if c != 0:
+                    kind = slot if slot < 5 else (5 if slot < 10 else 6)
+                    out[O_SET_CTRS + i * 7 + kind] += c / 4.0
+                    out[O_CTRS + slot] += c / 8.0
     if s[EV_TABLE] >= 0:
         out[O_EV_TABLE + s[EV_TABLE]] = 1.0
-    out[O_EV_CUBE + _rel(s, s[EV_CUBE], me, n)] = 1.0
+    out[O_EV_CUBE + _relp(s, rels, s[EV_CUBE], me, n)] = 1.0
     for w in range(2):
         if s[EV_WAIT + w] >= 0:
             out[O_EV_WAIT + w * N_EVENTS + s[EV_WAIT + w]] = 1.0
@@ -164,10 +183,10 @@ def observe(s, T, seat, out):
     out[O_TURN + 1] = s[POL_DONE]
     out[O_TURN + 2] = s[MIL_DONE]
     out[O_TURN + 3] = 1.0 if s[GAME_OVER] != 0 else 0.0
-    out[O_ACTIVE + _rel(s, s[ACTIVE], me, n)] = 1.0
+    out[O_ACTIVE + _relp(s, rels, s[ACTIVE], me, n)] = 1.0
     if s[GAME_OVER] == 0:
         out[O_DECISION + s[PENDING]] = 1.0
-        out[O_DECIDER + _rel(s, s[PENDING_FACTION], me, n)] = 1.0
+        out[O_DECIDER + _relp(s, rels, s[PENDING_FACTION], me, n)] = 1.0
     else:
         out[O_DECIDER + MAX_PLAYERS] = 1.0
     # context of the pending decision
@@ -188,14 +207,13 @@ def observe(s, T, seat, out):
         out[O_BID] = s[BID_STR] / 8.0
         out[O_BID + 1] = s[BID_INF] / 15.0
         out[O_BID + 2] = 1.0
-        out[O_BID + 3 + _rel(s, s[BID_HIGH], me, n)] = 1.0
+        out[O_BID + 3 + _relp(s, rels, s[BID_HIGH], me, n)] = 1.0
         out[O_BID + 3 + R + s[BID_ISSUE]] = 1.0
     if uprising and s[UP_REGION] >= 0:
         out[O_UP_REGION + s[UP_REGION]] = 1.0
     if s[PENDING] == D_KEEP and s[GAME_OVER] == 0:
         out[O_DRAWN + s[DRAWN]] = 1.0
         out[O_DRAWN + N_ISSUES + s[DRAWN + 1]] = 1.0
-
 
 
 @njit(cache=True)
