@@ -254,7 +254,9 @@ def _wait_for_games(path, n, proc, limit=300):
 def test_ctrl_c_then_rerun_resumes(tmp_path):
     games = 200
     cfg_path = tmp_path / "c.yaml"
-    cfg_path.write_text(yaml.safe_dump(cfg_dict(games=games, workers=2)))
+    # greedy seats make a game take tens of ms: random-only games could all finish before the Ctrl-C lands
+    slow = ["greedy", {"name": "greedy", "label": "g2"}, {"name": "greedy", "label": "g3"}, "random"]
+    cfg_path.write_text(yaml.safe_dump(cfg_dict(games=games, workers=2, agents=slow)))
     out = tmp_path / "out"
     proc = _start(cfg_path, out)
     _wait_for_games(out / "games.jsonl", 5, proc)
