@@ -96,6 +96,9 @@ def check_record(rec, where: str = "record") -> dict:
     missing = [k for k in REQUIRED_FIELDS if k not in rec]
     if missing:
         raise RecordError(f"{where}: missing field(s) {', '.join(missing)}")
+    solo = rec.get("solitaire", {"faction": None, "target_vp": None})
+    if not isinstance(solo, dict) or set(solo) != {"faction", "target_vp"}:
+        raise RecordError(f"{where}: solitaire must be an object with faction and target_vp, got {solo!r}")
     return rec
 
 
@@ -134,8 +137,12 @@ def read_games(path) -> list[dict]:
 def new_game(rec: dict) -> Game:
     """The recorded game at its start (checks that the card set is the recorded one)."""
     cs = rec["card_set"]
-    g = Game.new(rec["num_players"], seed=rec["seed"], variant=rec["variant"],
-                 negotiation=rec["negotiation"], card_set=cs.get("path"), **rec.get("solitaire", {}))
+    solo = rec.get("solitaire", {})
+    try:
+        g = Game.new(rec["num_players"], seed=rec["seed"], variant=rec["variant"],
+                     negotiation=rec["negotiation"], card_set=cs.get("path"), **solo)
+    except (TypeError, ValueError) as e:
+        raise RecordError(f"game {rec['game']}: cannot set up the recorded game: {e}") from e
     if g.cards.label != cs.get("label"):
         raise RecordError(f"game {rec['game']} was played with card set {cs.get('label')!r}, "
                           f"this one is {g.cards.label!r}")

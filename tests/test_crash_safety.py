@@ -6,6 +6,7 @@ A probe is a Python snippet that prints `RESULT <what happened>` as its last lin
 errors are caught inside the snippet, so an uncaught exception (a traceback), a signal (a
 segfault, an abort) or a timeout (a hang) fails the case.
 """
+import json
 import os
 import pty
 import select
@@ -256,6 +257,12 @@ def test_pettingzoo_step_none_after_every_agent_is_done():
     (["demo", "--seed", "x"], "--seed"),
     (["demo", "--players", "5"], "--players"),
     (["data", "validate", "--cards", "/nonexistent/cards.json"], "no such card-set"),
+    (["demo", "--players", "1", "--faction", "xx"], "--faction"),
+    (["demo", "--players", "1", "--target-vp", "0"], "--target-vp"),
+    (["demo", "--players", "4", "--faction", "uk"], "a solitaire option"),
+    (["play", "--agents", "random", "--target-vp", "x"], "--target-vp"),
+    (["train", "/nonexistent/config.yaml"], "cannot read"),
+    (["train-rllib", "/nonexistent/config.yaml"], "cannot read"),
 ])
 def test_cli_user_errors_are_one_line_not_a_traceback(args, says):
     p = run_cli(*args)
@@ -291,3 +298,22 @@ def test_a_warm_start_or_a_pipe_stays_silent():
     p = subprocess.run([PY, "-c", "import v1919_env.core"], cwd=ROOT, capture_output=True, text=True,
                        timeout=TIMEOUT)
     assert p.returncode == 0 and p.stderr == ""
+
+
+# ----------------------------------------------------------------------------- 8. a record to replay
+@pytest.mark.parametrize("solitaire, says", [
+    ({"faction": "xx", "target_vp": 20}, "cannot set up the recorded game: faction must be one of"),
+    ("oops", "solitaire must be an object with faction and target_vp"),
+    ({"faction": "uk"}, "solitaire must be an object with faction and target_vp"),
+])
+def test_a_replay_file_with_a_bad_solitaire_field_is_a_named_error(tmp_path, solitaire, says):
+    rec_path = tmp_path / "rec.jsonl"
+    p = run_cli("play", "--agents", "random", "--seed", "1", "--record", str(rec_path))
+    assert p.returncode == 0, p.stderr
+    rec = json.loads(rec_path.read_text().splitlines()[-1])
+    rec["solitaire"] = solitaire
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps(rec) + "\n")
+    p = run_cli("replay", str(bad))
+    assert p.returncode in (1, 2), (p.returncode, p.stderr)
+    assert says in p.stderr and "Traceback" not in p.stderr, p.stderr

@@ -280,4 +280,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # `python -m v1919_env.cli`: run the package's module, not this __main__ copy, so that the
+    # UsageError raised by modules importing v1919_env.cli is the class main() catches
+    from v1919_env.cli import main as package_main
+
+    sys.exit(package_main())
