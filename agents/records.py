@@ -29,7 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from v1919_env.core.layout import SOLO_DEFAULT_TARGET
-from v1919_env.game import Game
+from v1919_env.game import Game, solo_config
 from v1919_env.rewards import ranking_key
 
 RECORD_FORMAT = "v1919-game-record"
@@ -99,6 +99,11 @@ def check_record(rec, where: str = "record") -> dict:
     solo = rec.get("solitaire", {"faction": None, "target_vp": None})
     if not isinstance(solo, dict) or set(solo) != {"faction", "target_vp"}:
         raise RecordError(f"{where}: solitaire must be an object with faction and target_vp, got {solo!r}")
+    if "solitaire" in rec:
+        try:
+            solo_config(True, solo["faction"], solo["target_vp"], False)
+        except ValueError as e:
+            raise RecordError(f"{where}: solitaire.{e}") from e
     return rec
 
 
@@ -137,12 +142,8 @@ def read_games(path) -> list[dict]:
 def new_game(rec: dict) -> Game:
     """The recorded game at its start (checks that the card set is the recorded one)."""
     cs = rec["card_set"]
-    solo = rec.get("solitaire", {})
-    try:
-        g = Game.new(rec["num_players"], seed=rec["seed"], variant=rec["variant"],
-                     negotiation=rec["negotiation"], card_set=cs.get("path"), **solo)
-    except (TypeError, ValueError) as e:
-        raise RecordError(f"game {rec['game']}: cannot set up the recorded game: {e}") from e
+    g = Game.new(rec["num_players"], seed=rec["seed"], variant=rec["variant"],
+                 negotiation=rec["negotiation"], card_set=cs.get("path"), **rec.get("solitaire", {}))
     if g.cards.label != cs.get("label"):
         raise RecordError(f"game {rec['game']} was played with card set {cs.get('label')!r}, "
                           f"this one is {g.cards.label!r}")

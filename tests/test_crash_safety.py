@@ -302,7 +302,8 @@ def test_a_warm_start_or_a_pipe_stays_silent():
 
 # ----------------------------------------------------------------------------- 8. a record to replay
 @pytest.mark.parametrize("solitaire, says", [
-    ({"faction": "xx", "target_vp": 20}, "cannot set up the recorded game: faction must be one of"),
+    ({"faction": "xx", "target_vp": 20}, "solitaire.faction must be one of"),
+    ({"faction": None, "target_vp": 0}, "solitaire.target_vp"),
     ("oops", "solitaire must be an object with faction and target_vp"),
     ({"faction": "uk"}, "solitaire must be an object with faction and target_vp"),
 ])

@@ -62,7 +62,7 @@ SOLO_FACTION_NAMES = NATIONS[:L.SOLO_FACTIONS]
 """The solitaire game's factions, in faction (seat) order: uk, france, usa (EN:836)."""
 
 
-def _solo_config(solo: bool, faction, target_vp, negotiation) -> tuple[int, int]:
+def solo_config(solo: bool, faction, target_vp, negotiation) -> tuple[int, int]:
     """Checked solitaire settings: (faction index or -1, target VP)."""
     if not solo:
         if faction is not None:
@@ -130,7 +130,7 @@ class Game:
         if not isinstance(negotiation, (bool, np.bool_)):
             raise ValueError(f"negotiation must be True or False, got {negotiation!r}")
         solo = num_players == 1
-        fi, target = _solo_config(solo, faction, target_vp, negotiation)
+        fi, target = solo_config(solo, faction, target_vp, negotiation)
         order = parse_seating(seating, L.SOLO_FACTIONS if solo else int(num_players))
         cs, T = card_tables(card_set)
         vi = variant_index(cs, variant)
