@@ -56,6 +56,7 @@ def test_many_random_steps_equal_game_by_game_stepping():
                 sc = ref.game.scores()
                 want = terminal_rewards(sc, "win_loss")[ref.seat] + 0.5 * terminal_rewards(sc, "rank")[ref.seat]
                 assert ref.game.is_over and rewards[b] == np.float32(want)
+                assert infos[b]["scores"] == sc          # the kernel's score table, as Game.scores() gives it
                 np.testing.assert_array_equal(infos[b]["terminal_observation"], ref.observe()[0])
                 refs[b] = ReplayedGame(int(env.game_seeds[b]), int(env.seats[b]), 4, env.pol[b].copy())
                 ended += 1

@@ -16,7 +16,8 @@ from .actions import IllegalActionError, action_id
 from .cards import CardSet, file_state, load_card_set
 from .core import layout as L
 from .core import tables as TB
-from .core.scoring import N_SCORE_COLS, SC_FLAGS, SC_HAPPINESS, SC_ISSUES, SC_STRATEGY, SC_TOTAL, final_scores, winners
+from .core.scoring import (SC_CONTROLLED, SC_FLAGS, SC_HAPPINESS, SC_ISSUES, SC_LEVEL, SC_STRATEGY, SC_TOTAL, SC_WINNER,
+                           SCORE_TABLE_COLS, score_table)
 from .core.board import faction_strength
 from .core.setup import new_game
 from .core.solo import solo_configure
@@ -79,6 +80,20 @@ def solo_config(solo: bool, faction, target_vp, negotiation) -> tuple[int, int]:
     if negotiation:
         raise ValueError("negotiation is not available in the solitaire game (there is nobody to negotiate with)")
     return (-1 if faction is None else SOLO_FACTION_NAMES.index(faction.lower())), int(target_vp)
+
+
+
+def score_rows(tab: np.ndarray, num_players: int) -> list[dict]:
+    """Game.scores() of a score table (v1919_env.core.scoring.score_table) of a game of num_players."""
+    res = []
+    for p, row in enumerate(tab[:num_players].tolist()):
+        res.append({"seat": p, "nation": NATIONS[p], "issues": row[SC_ISSUES], "flags": row[SC_FLAGS],
+                    "strategy": row[SC_STRATEGY], "happiness": row[SC_HAPPINESS], "total": row[SC_TOTAL],
+                    "happiness_level": row[SC_LEVEL], "issues_controlled": row[SC_CONTROLLED],
+                    "winner": bool(row[SC_WINNER])})
+    for r, rank, tb in zip(res, ranks(res), tie_breaks(res)):
+        r["rank"], r["tie_break"] = rank, tb
+    return res
 
 
 class Game:
@@ -293,20 +308,9 @@ class Game:
         tied on all three, None for the last). v1919_env.rewards.ranking_key is the one ordering."""
         if self.solitaire:
             return [self._solo_score()]
-        out = np.zeros((L.MAX_PLAYERS, N_SCORE_COLS), np.int64)
-        final_scores(self.state, self.T, out)
-        win = winners(self.state, self.T, out)
-        res = []
-        for p in range(self.num_players):
-            res.append({"seat": p, "nation": NATIONS[p], "issues": int(out[p, SC_ISSUES]),
-                        "flags": int(out[p, SC_FLAGS]), "strategy": int(out[p, SC_STRATEGY]),
-                        "happiness": int(out[p, SC_HAPPINESS]), "total": int(out[p, SC_TOTAL]),
-                        "happiness_level": int(self.state[L.HAPPY + p]),
-                        "issues_controlled": int(np.sum(self.state[L.ISSUE_CTRL:L.ISSUE_CTRL + L.N_ISSUES] == p)),
-                        "winner": bool((win >> p) & 1)})
-        for r, rank, tb in zip(res, ranks(res), tie_breaks(res)):
-            r["rank"], r["tie_break"] = rank, tb
-        return res
+        tab = np.zeros((L.MAX_PLAYERS, SCORE_TABLE_COLS), np.int64)
+        score_table(self.state, self.T, tab)
+        return score_rows(tab, self.num_players)
 
     def _solo_score(self) -> dict:
         """The solitaire player's result: VP against the level (EN:957-961), the faction it controls

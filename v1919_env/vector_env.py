@@ -54,7 +54,8 @@ from gymnasium.vector import AutoresetMode
 from .actions import NUM_ACTIONS
 from .core import layout as L
 from .core.observe import OBS_SIZE
-from .game import Game, card_tables
+from .core.scoring import SCORE_TABLE_COLS
+from .game import Game, card_tables, score_rows
 from .variants import variant_index
 from .gymnasium_env import OpponentError
 from .pettingzoo_env import OBS_HIGH, observation_space
@@ -132,7 +133,7 @@ class VectorEnv:
         self._rewards = np.zeros(n, np.float32)
         self._fin_obs = np.zeros((n, OBS_SIZE), np.float32)
         self._fin_pol = np.zeros((n, L.MAX_PLAYERS), np.int64)
-        self._fin_state = np.zeros((n, L.STATE_SIZE), L.STATE_DTYPE)
+        self._fin_scores = np.zeros((n, L.MAX_PLAYERS, SCORE_TABLE_COLS), np.int64)
         self._legal = np.zeros((n, NUM_ACTIONS), np.int16)   # the learner's legal actions (kernels only)
         self._obs = [np.zeros((n, OBS_SIZE), np.float32) for _ in range(2)]
         self._masks = [np.zeros((n, NUM_ACTIONS), np.int8) for _ in range(2)]
@@ -203,7 +204,7 @@ class VectorEnv:
         """The arguments every kernel call shares after its own (see v1919_env.vector_kernels)."""
         return (self._cfg, self._opp_codes, self._opp_cum, self._ep_rng, self._kinds, self._weights,
                 self.illegal_penalty, self.pol, self.rng, self.G, obs, masks, self._rewards, self._fin_obs,
-                self._fin_pol, self._fin_state, self._legal)
+                self._fin_pol, self._fin_scores, self._legal)
 
     def _play_externals(self, obs: np.ndarray, masks: np.ndarray) -> None:
         """Play the external seats (one batched call per policy and round) until every game waits
@@ -248,7 +249,7 @@ class VectorEnv:
             info["illegal_action"] = True
         else:
             if self.score_info:
-                info["scores"] = Game(self._fin_state[b], self.cards, self.T).scores()
+                info["scores"] = score_rows(self._fin_scores[b], self.num_players)
             info["winner"] = bool(g[K.G_FIN_WIN])
         info["episode"] = {"r": float(self._rewards[b]), "l": int(g[K.G_FIN_LEN])}
         return info

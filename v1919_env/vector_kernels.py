@@ -16,13 +16,16 @@ Per-game bookkeeping lives in one int64 table `G[b, G_*]`: seat, seed, who decid
 length, how the step ended the episode, the record of the episode that ended (seat, seed,
 length, learner won), and how many legal actions the learner has, listed in `legal_ids[b]` so
 that the next step checks the learner's action without generating them again. `fin_pol` and
-`fin_state` keep the ended episode's seat codes and final state until the next call (infos are
-built from them). Each game also has its own policy
+`fin_scores` keep the ended episode's seat codes and score table (core.scoring.score_table) until
+the next call (infos are built from them). Each game also has its own policy
 generator `rng[b]` (xorshift64 state, never zero; seed * 2 + 1), separate from the game's dice,
 so a game replays from its seed whatever the opponents draw.
 
 Episodes are drawn from `ep_rng` (uint64[1], splitmix64 counter): the game seed, the learner's
 seat (unless fixed), and each opponent seat's pool entry by cumulative weight.
+
+Like the rules core, the kernels run without numba's reference counting (`_nrt=False`, see
+core/stack.py): their scratch arrays live on the stack.
 
 This module lives outside v1919_env/core/ so that editing it does not recompile the rules core;
 it still caches in the core's folder (keyed by the core's sources), so a new core recompiles it.
@@ -32,11 +35,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .core.board import issues_controlled, n_players
+from .core.board import n_players
 from .core.bots import POLICY_NAMES, policy_action
-from .core.layout import GAME_OVER, HAPPY, MAX_LEGAL, MAX_PLAYERS, PENDING_PLAYER, SEATING
+from .core.layout import GAME_OVER, MAX_LEGAL, MAX_PLAYERS, PENDING_PLAYER, SEATING
 from .core.observe import observe, observe_and_mask
-from .core.scoring import N_SCORE_COLS, SC_TOTAL, final_scores, winners
+from .core.scoring import SC_CONTROLLED, SC_LEVEL, SC_TOTAL, score_table
+from .core.stack import stack_empty
 from .core.step import apply_action, init_game, legal, try_step
 from .rewards import REWARD_KINDS
 
@@ -61,7 +65,7 @@ def external_code(slot: int) -> int:
     return -2 - slot
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def advance(s, T, pol, buf, rng):
     """Play the compiled seats of one game until a learner or external seat must decide (returns
     that seat) or the game ends (returns -1)."""
@@ -74,7 +78,7 @@ def advance(s, T, pol, buf, rng):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _ep_next(ep_rng):
     """Next output of the episode generator (splitmix64)."""
     ep_rng[0] += np.uint64(0x9E3779B97F4A7C15)
@@ -84,18 +88,16 @@ def _ep_next(ep_rng):
     return z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True)
-def terminal_reward(s, T, seat, kinds, weights, sc):
+@njit(cache=True, _nrt=False)
+def terminal_reward(s, seat, kinds, weights, sc, win):
     """The learner's terminal reward in finished game s: sum of weights[j] times the reward of kind
     kinds[j] (REWARD_KINDS index), each as v1919_env.rewards.terminal_rewards computes it from
-    Game.scores(); also returns the winner bit mask. sc: scratch (MAX_PLAYERS, N_SCORE_COLS)."""
+    Game.scores(). sc: the game's score table (core.scoring.score_table), win: its winners bit mask."""
     n = n_players(s)
-    final_scores(s, T, sc)
-    win = winners(s, T, sc)
-    key = np.empty(MAX_PLAYERS, np.int64)        # the rules' ranking key (rewards.ranking_key)
+    key = stack_empty(MAX_PLAYERS, np.int64)     # the rules' ranking key (rewards.ranking_key)
     total_all = 0
     for p in range(n):
-        key[p] = (sc[p, SC_TOTAL] * 64 + s[HAPPY + p]) * 64 + issues_controlled(s, p)
+        key[p] = (sc[p, SC_TOTAL] * 64 + sc[p, SC_LEVEL]) * 64 + sc[p, SC_CONTROLLED]
         total_all += sc[p, SC_TOTAL]
     r = 0.0
     for j in range(kinds.shape[0]):
@@ -125,10 +127,10 @@ def terminal_reward(s, T, seat, kinds, weights, sc):
             mine = sc[seat, SC_TOTAL]
             v = min(1.0, max(-1.0, (mine - (total_all - mine) / (n - 1)) / 50.0))
         r += weights[j] * v
-    return r, win
+    return r
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _new_episode(b, S, T, cfg, pool_codes, pool_cum, ep_rng, pol, rng, G, buf):
     """Start game b's next episode (seed, seat and opponents drawn from ep_rng) and play its
     compiled seats up to the first learner or external decision."""
@@ -157,10 +159,10 @@ def _new_episode(b, S, T, cfg, pool_codes, pool_cum, ep_rng, pol, rng, G, buf):
     G[b, G_WHO] = advance(s, T, pol[b], buf, rng[b:b + 1])
 
 
-@njit(cache=True)
-def _end_episode(b, status, S, T, kinds, weights, penalty, pol, G, rewards, fin_obs, fin_pol, fin_state, sc):
+@njit(cache=True, _nrt=False)
+def _end_episode(b, status, S, T, kinds, weights, penalty, pol, G, rewards, fin_obs, fin_pol, fin_scores):
     """Record game b's ended episode (status TERMINATED, TRUNCATED or ILLEGAL): its reward, the
-    learner's final observation, the episode record and the final state."""
+    learner's final observation, the episode record and the final score table."""
     s = S[b]
     seat = G[b, G_SEAT]
     observe(s, T, seat, fin_obs[b])
@@ -168,25 +170,25 @@ def _end_episode(b, status, S, T, kinds, weights, penalty, pol, G, rewards, fin_
         rewards[b] = penalty
         G[b, G_FIN_WIN] = 0
     else:
-        r, win = terminal_reward(s, T, seat, kinds, weights, sc)
-        rewards[b] = r
+        win = score_table(s, T, fin_scores[b])
+        rewards[b] = terminal_reward(s, seat, kinds, weights, fin_scores[b], win)
         G[b, G_FIN_WIN] = (win >> seat) & 1
-        fin_state[b, :] = s
     G[b, G_END] = status
     G[b, G_FIN_SEAT] = seat
     G[b, G_FIN_SEED] = G[b, G_SEED]
     G[b, G_FIN_LEN] = G[b, G_LEN]
-    fin_pol[b, :] = pol[b, :]
+    for p in range(pol.shape[1]):
+        fin_pol[b, p] = pol[b, p]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _settle(b, S, T, cfg, pool_codes, pool_cum, ep_rng, kinds, weights, penalty, pol, rng, G, obs, masks, rewards,
-            fin_obs, fin_pol, fin_state, legal_ids, buf, sc):
+            fin_obs, fin_pol, fin_scores, legal_ids, buf):
     """After game b's seats have played: end and restart a finished game, then write the learner's
     observation and mask; returns 1 if the game now waits on an external seat (nothing written)."""
     if G[b, G_WHO] < 0:
         status = TRUNCATED if S[b, GAME_OVER] == 2 else TERMINATED
-        _end_episode(b, status, S, T, kinds, weights, penalty, pol, G, rewards, fin_obs, fin_pol, fin_state, sc)
+        _end_episode(b, status, S, T, kinds, weights, penalty, pol, G, rewards, fin_obs, fin_pol, fin_scores)
         _new_episode(b, S, T, cfg, pool_codes, pool_cum, ep_rng, pol, rng, G, buf)
     w = G[b, G_WHO]
     if w >= 0 and w != G[b, G_SEAT]:
@@ -202,29 +204,27 @@ def _settle(b, S, T, cfg, pool_codes, pool_cum, ep_rng, kinds, weights, penalty,
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def vector_reset(S, T, cfg, pool_codes, pool_cum, ep_rng, kinds, weights, penalty, pol, rng, G, obs, masks, rewards,
-                 fin_obs, fin_pol, fin_state, legal_ids):
+                 fin_obs, fin_pol, fin_scores, legal_ids):
     """A new episode in every game; returns how many wait on an external seat."""
-    buf = np.empty(MAX_LEGAL, np.int64)
-    sc = np.zeros((MAX_PLAYERS, N_SCORE_COLS), np.int64)
+    buf = stack_empty(MAX_LEGAL, np.int64)
     waiting = 0
     for b in range(S.shape[0]):
         G[b, G_END] = RUNNING
         rewards[b] = 0.0
         _new_episode(b, S, T, cfg, pool_codes, pool_cum, ep_rng, pol, rng, G, buf)
         waiting += _settle(b, S, T, cfg, pool_codes, pool_cum, ep_rng, kinds, weights, penalty, pol, rng, G, obs,
-                           masks, rewards, fin_obs, fin_pol, fin_state, legal_ids, buf, sc)
+                           masks, rewards, fin_obs, fin_pol, fin_scores, legal_ids, buf)
     return waiting
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def vector_step(S, T, actions, cfg, pool_codes, pool_cum, ep_rng, kinds, weights, penalty, pol, rng, G, obs, masks,
-                rewards, fin_obs, fin_pol, fin_state, legal_ids):
+                rewards, fin_obs, fin_pol, fin_scores, legal_ids):
     """One learner action per game (actions[b]), everything else of the vector step in one call
     (see the module docstring); returns how many games wait on an external seat."""
-    buf = np.empty(MAX_LEGAL, np.int64)
-    sc = np.zeros((MAX_PLAYERS, N_SCORE_COLS), np.int64)
+    buf = stack_empty(MAX_LEGAL, np.int64)
     waiting = 0
     for b in range(S.shape[0]):
         G[b, G_END] = RUNNING
@@ -242,21 +242,20 @@ def vector_step(S, T, actions, cfg, pool_codes, pool_cum, ep_rng, kinds, weights
             apply_action(s, T, a)
             G[b, G_WHO] = advance(s, T, pol[b], buf, rng[b:b + 1])
         else:
-            _end_episode(b, ILLEGAL, S, T, kinds, weights, penalty, pol, G, rewards, fin_obs, fin_pol, fin_state, sc)
+            _end_episode(b, ILLEGAL, S, T, kinds, weights, penalty, pol, G, rewards, fin_obs, fin_pol, fin_scores)
             _new_episode(b, S, T, cfg, pool_codes, pool_cum, ep_rng, pol, rng, G, buf)
         waiting += _settle(b, S, T, cfg, pool_codes, pool_cum, ep_rng, kinds, weights, penalty, pol, rng, G, obs,
-                           masks, rewards, fin_obs, fin_pol, fin_state, legal_ids, buf, sc)
+                           masks, rewards, fin_obs, fin_pol, fin_scores, legal_ids, buf)
     return waiting
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def vector_continue(S, T, rows, actions, bad, cfg, pool_codes, pool_cum, ep_rng, kinds, weights, penalty, pol, rng, G,
-                    obs, masks, rewards, fin_obs, fin_pol, fin_state, legal_ids):
+                    obs, masks, rewards, fin_obs, fin_pol, fin_scores, legal_ids):
     """External seats' actions: actions[k] for the seat game rows[k] waits on. A legal one is
     applied and the game goes on as in vector_step; an illegal one sets bad[k] = 1 and leaves the
     game unchanged. Returns how many of rows still wait on an external seat."""
-    buf = np.empty(MAX_LEGAL, np.int64)
-    sc = np.zeros((MAX_PLAYERS, N_SCORE_COLS), np.int64)
+    buf = stack_empty(MAX_LEGAL, np.int64)
     waiting = 0
     for k in range(rows.shape[0]):
         b = rows[k]
@@ -265,18 +264,18 @@ def vector_continue(S, T, rows, actions, bad, cfg, pool_codes, pool_cum, ep_rng,
         if s[GAME_OVER] == 0 and try_step(s, T, actions[k], buf):
             G[b, G_WHO] = advance(s, T, pol[b], buf, rng[b:b + 1])
             waiting += _settle(b, S, T, cfg, pool_codes, pool_cum, ep_rng, kinds, weights, penalty, pol, rng, G, obs,
-                               masks, rewards, fin_obs, fin_pol, fin_state, legal_ids, buf, sc)
+                               masks, rewards, fin_obs, fin_pol, fin_scores, legal_ids, buf)
         else:
             bad[k] = 1
             waiting += 1
     return waiting
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def observe_rows(S, T, rows, seats, obs, masks):
     """obs[k], masks[k] = observation of seat seats[k] in game rows[k] and its action mask (zeros
     unless that seat decides now)."""
-    buf = np.empty(MAX_LEGAL, np.int64)
+    buf = stack_empty(MAX_LEGAL, np.int64)
     for k in range(rows.shape[0]):
         observe_and_mask(S[rows[k]], T, seats[k], obs[k], masks[k], buf)
 

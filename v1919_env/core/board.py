@@ -26,7 +26,7 @@ MASK32 = np.uint64(0xFFFFFFFF)
 
 
 # ----------------------------------------------------------------------------- random numbers
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def splitmix64(seed):
     """A well-mixed, never-zero 64-bit generator state from an integer seed."""
     z = np.uint64(seed) + np.uint64(0x9E3779B97F4A7C15)
@@ -38,7 +38,7 @@ def splitmix64(seed):
     return z
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _policy_next(r):
     """One xorshift64 step of a policy's own generator (uint64), never the game's."""
     r ^= r << np.uint64(13)
@@ -47,7 +47,7 @@ def _policy_next(r):
     return r
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def rng_seed(s, seed):
     """Seed the in-state xorshift64* generator (splitmix64 of the seed; never zero)."""
     z = splitmix64(seed)
@@ -57,7 +57,7 @@ def rng_seed(s, seed):
     s[RNG + 1] = np.int32(np.int64(hi) - (np.int64(1) << 32) if hi >= np.uint64(1 << 31) else np.int64(hi))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _rng_next(s):
     lo = np.uint64(np.int64(s[RNG]) & 0xFFFFFFFF)
     hi = np.uint64(np.int64(s[RNG + 1]) & 0xFFFFFFFF)
@@ -72,14 +72,14 @@ def _rng_next(s):
     return x * np.uint64(0x2545F4914F6CDD1D)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def rand_below(s, n):
     """Uniform integer in [0, n) from the in-state generator."""
     r = _rng_next(s) >> np.uint64(32)
     return np.int64((r * np.uint64(n)) >> np.uint64(32))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def roll_die(s):
     """A d6: the next forced result if any (scenario replays), else the generator."""
     if s[FORCED_POS] < s[FORCED_N]:
@@ -89,7 +89,7 @@ def roll_die(s):
     return rand_below(s, 6) + 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def shuffle_range(s, start, n):
     """Fisher-Yates shuffle of s[start:start+n] with the in-state generator."""
     for i in range(n - 1, 0, -1):
@@ -99,13 +99,13 @@ def shuffle_range(s, start, n):
         s[start + j] = t
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def random_region(s, T):
     """Random Region (EN:126): die 1-5 names a region, 6 means nothing (-1)."""
     return T[T_REGION_OF_DIE + roll_die(s)]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def settled_issue_region(s, T):
     """'The Region of the Issue being Settled' (-1: no issue is being settled). League and
     Reparations issues have no track of their own and count as Europe (ruling P-03, IT:1471)."""
@@ -117,7 +117,7 @@ def settled_issue_region(s, T):
 
 
 # ----------------------------------------------------------------------------- frames and decisions
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def push(s, proc, a0=0, a1=0, a2=0, a3=0, a4=0, a5=0, a6=0, a7=0):
     sp = s[SP]
     if sp >= MAX_FRAMES:
@@ -136,18 +136,18 @@ def push(s, proc, a0=0, a1=0, a2=0, a3=0, a4=0, a5=0, a6=0, a7=0):
     s[SP] = sp + 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def pop(s):
     s[SP] -= 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def top(s):
     """Offset of the top frame."""
     return STACK + (s[SP] - 1) * FRAME_W
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def decide(s, kind, player):
     """Make `player` the one to decide a `kind` decision; the driver then returns to the caller.
 
@@ -163,7 +163,7 @@ def decide(s, kind, player):
 
 
 # ----------------------------------------------------------------------------- seats
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def seat_position(s, p):
     """Where seat p sits at the table: its index in the clockwise SEATING (0 for seat 0)."""
     for i in range(s[NUM_PLAYERS]):
@@ -172,25 +172,25 @@ def seat_position(s, p):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def is_usa_faction(s, p):
     """True for the USA of the 2-player game: influence only, run by the player whose turn it is (EN:777-830)."""
     return s[MODE] == MODE_TWO and p == USA_FACTION
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def n_players(s):
     """Players who take turns, bid, draft and score (the factions on the board less the 2-player USA)."""
     return 2 if s[MODE] == MODE_TWO else s[NUM_PLAYERS]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def turn_player(s):
     """The player whose turn it is (in the 2-player game also during its USA political action)."""
     return s[TURN_OWNER] if s[MODE] == MODE_TWO else s[ACTIVE]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def clockwise(s, p, k):
     """The k-th player clockwise from seat p (k >= 0; k = 0 is p), by the table's seating. Every
     turn order of the rules (turns, bidding, draft ties, modifiers, 'starting/ending with you',
@@ -199,7 +199,7 @@ def clockwise(s, p, k):
 
 
 # ----------------------------------------------------------------------------- happiness
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def change_happiness(s, T, nation, delta):
     """Happiness moves within 0..30; 0 is permanent (EN:396-398). The 2-player USA has none (EN:779)."""
     if is_usa_faction(s, nation):
@@ -216,7 +216,7 @@ def change_happiness(s, T, nation, delta):
     s[HAPPY + nation] = h
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def units_in_play(s, T, p):
     """Units not demobilized (the happiness limit counts all of them, rulings A-37); the 2-player USA
     has none (EN:779)."""
@@ -225,13 +225,13 @@ def units_in_play(s, T, p):
     return T[T_MILITARY] - s[MIL_DEMOB + p]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def over_unit_limit(s, T, p):
     """A player may never have more units than the happiness zone allows (EN:533, rulings A-37)."""
     return units_in_play(s, T, p) > T[T_UNITS_ALLOWED + s[HAPPY + p]]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def push_mutiny_if_needed(s, T):
     """After a happiness loss: start the mutiny procedure if any seat is over its limit (rulings A-10)."""
     for p in range(s[NUM_PLAYERS]):
@@ -242,7 +242,7 @@ def push_mutiny_if_needed(s, T):
 
 
 # ----------------------------------------------------------------------------- region tracks
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def unit_at(s, r, col):
     """Seat with a unit in region r, column col, or -1."""
     for p in range(s[NUM_PLAYERS]):
@@ -251,7 +251,7 @@ def unit_at(s, r, col):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def unrest_cap(s, T, r):
     """Rightmost column unrest may occupy: left of the leftmost military unit (EN:484)."""
     cap = T[T_TRACK_COLS]
@@ -262,7 +262,7 @@ def unrest_cap(s, T, r):
     return cap
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def move_unrest(s, T, r, delta):
     """Move unrest; it never enters or passes a powder keg or military space, excess ignored (EN:404)."""
     u = s[UNREST + r]
@@ -277,7 +277,7 @@ def move_unrest(s, T, r, delta):
     return gained
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def add_keg(s, T, r):
     """Powder keg +1 (max column 3); unrest is pushed right of it (EN:449)."""
     if s[KEG + r] < T[T_KEG_MAX]:
@@ -286,14 +286,14 @@ def add_keg(s, T, r):
         s[UNREST + r] = s[KEG + r] + 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def remove_keg(s, r):
     """Powder keg -1: column k to k-1, column 1 to its start box; at the start box ignored (rulings A-22)."""
     if s[KEG + r] > 0:
         s[KEG + r] -= 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def reset_unrest_after_uprising(s, T, r):
     """Uprising step 5: powder keg +1, unrest just right of it (EN:611-616)."""
     if s[KEG + r] < T[T_KEG_MAX]:
@@ -301,7 +301,7 @@ def reset_unrest_after_uprising(s, T, r):
     s[UNREST + r] = s[KEG + r] + 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def cap_unrest_at_units(s, T, r):
     """After a deploy: shift unrest left of the military (EN:484)."""
     cap = unrest_cap(s, T, r)
@@ -310,7 +310,7 @@ def cap_unrest_at_units(s, T, r):
 
 
 # ----------------------------------------------------------------------------- influence and military
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def exhaust_avail(s, p, n):
     """Move up to n available cubes to Exhausted; returns the number moved."""
     k = min(n, s[INF_AVAIL + p])
@@ -319,7 +319,7 @@ def exhaust_avail(s, p, n):
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def recover_exhausted(s, p, n):
     """Move up to n exhausted cubes to Available; returns the number moved."""
     k = min(n, s[INF_EXH + p])
@@ -328,7 +328,7 @@ def recover_exhausted(s, p, n):
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def deployed_mask(s, p):
     """Bit r set when p has a unit deployed in region r."""
     m = 0
@@ -338,7 +338,7 @@ def deployed_mask(s, p):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def deployed_count(s, p):
     m, n = deployed_mask(s, p), 0
     while m:
@@ -347,7 +347,7 @@ def deployed_count(s, p):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def demobilize_unit(s, T, p, source, mutiny):
     """Take a unit from source (0 Available, 1 Exhausted, 2+r region r) to the demobilize track.
 
@@ -368,13 +368,13 @@ def demobilize_unit(s, T, p, source, mutiny):
     change_happiness(s, T, p, gain)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def has_unit(s, T, p):
     return units_in_play(s, T, p) > 0
 
 
 # ----------------------------------------------------------------------------- issues and counters
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def slot_leader(s, slot):
     """Seat with strictly the most cubes on a slot's issue, or -1."""
     best, who, tie = 0, -1, False
@@ -387,7 +387,7 @@ def slot_leader(s, slot):
     return -1 if tie else who
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def slot_total(s, slot):
     t = 0
     for p in range(s[NUM_PLAYERS]):
@@ -395,7 +395,7 @@ def slot_total(s, slot):
     return t
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _option_counter(s, T, i, o, slot):
     """Counters of one slot (vocab.COUNTERS) that option o of issue i placed (its UK-or-USA naval
     counters by the flags chosen)."""
@@ -407,7 +407,7 @@ def _option_counter(s, T, i, o, slot):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def issue_counter(s, T, i, slot):
     """Number of counters of one slot (vocab.COUNTERS) on settled issue i."""
     o = s[ISSUE_OPT + i]
@@ -416,7 +416,7 @@ def issue_counter(s, T, i, slot):
     return _option_counter(s, T, i, o, slot)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def counters_of_kind(s, T, i, kind):
     """Counters of a base kind (vocab.COUNTER_BASE index) on settled issue i, any flag."""
     if kind < 5:
@@ -428,7 +428,7 @@ def counters_of_kind(s, T, i, kind):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def count_counters(s, T, kind, cat_mask):
     """Counters of a base kind on all settled issues (of the categories in cat_mask; -1 all)."""
     n = 0
@@ -438,7 +438,7 @@ def count_counters(s, T, kind, cat_mask):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def issues_controlled(s, p):
     n = 0
     for i in range(N_ISSUES):
@@ -447,7 +447,7 @@ def issues_controlled(s, p):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def star_total(s, T, p):
     n = 0
     for i in range(N_ISSUES):
@@ -456,7 +456,7 @@ def star_total(s, T, p):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def issues_in_region(s, T, p, r):
     n = 0
     for i in range(N_ISSUES):
@@ -466,7 +466,7 @@ def issues_in_region(s, T, p, r):
 
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def is_solo_icon(p, slot):
     """True if a counter of COUNTERS slot `slot` is one of solitaire faction p's strategy icons (EN:844)."""
     if p >= SOLO_ICONS.shape[0]:
@@ -474,14 +474,14 @@ def is_solo_icon(p, slot):
     return SOLO_ICONS[p, 0] == slot or SOLO_ICONS[p, 1] == slot or SOLO_ICONS[p, 2] == slot
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _icons_on(s, T, i, o, p):
     """Counters of solitaire faction p's strategy icons that option o of issue i placed."""
     return _option_counter(s, T, i, o, SOLO_ICONS[p, 0]) + _option_counter(s, T, i, o, SOLO_ICONS[p, 1]) + \
         _option_counter(s, T, i, o, SOLO_ICONS[p, 2])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def faction_strengths(s, T):
     """Solitaire Faction Strength (EN:856) of the three factions, in one pass over the issues: stars
     of the issues each controls, plus 1 for each of its strategy icons on any settled issue, whoever
@@ -505,7 +505,7 @@ def faction_strengths(s, T):
     return v0, v1, v2
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def faction_strength(s, T, p):
     """Solitaire Faction Strength (EN:856) of faction p (0 UK, 1 France, 2 USA)."""
     return faction_strengths(s, T)[p]

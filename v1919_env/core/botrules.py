@@ -37,7 +37,7 @@ from .layout import (BID_HIGH, D_ADD_ISSUE, D_ADV_EVENT, D_ADV_ISSUE, D_AFFECTED
                      MIL_EXH, N_ISSUES, N_REGIONS, N_SLOTS, N_TABLE, NUM_PLAYERS, PENDING, PENDING_FACTION,
                      ISSUE_OPT, PLAYER_STRAT, POL_DONE, P_UPRISING, SLOT_CUBES, SLOT_ISSUE,
                      UNREST, UP_MASK, UP_REGION, UP_TIED)
-from .scoring import N_SCORE_COLS, SC_TOTAL, final_scores
+from .scoring import seat_score
 from .tables import (ANY_FLAG, C_COUNTERS, C_ISSUES, C_ISSUE_REGIONS, CONDW, EV_LEN, MAX_COND,
                      OP_HAPPY, OP_BRANCH_END, OP_KEG, OP_UNREST, OPW, T_DEMOB_LAST, T_DEMOB_N, T_DEMOB_VAL,
                      T_DEP_HAPPY, T_EV_CODE, T_FIRST_DEP_COL, T_FLAG_VP, T_ISSUE_CAT, T_ISSUE_NOMIL, T_ISSUE_NOPT,
@@ -55,7 +55,7 @@ UK_SEAT, USA_SEAT = 0, 2  # seats of the nations that may flag UK-or-USA naval c
 
 
 # ----------------------------------------------------------------------------- values (EN:850-858)
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def counter_value(s, T, p, slot):
     """VP one counter of a COUNTERS slot adds to seat p's final score: own-flag naval/empire
     counters (EN:731) and its strategy card's counter conditions (EN:737-749). In the solitaire
@@ -82,7 +82,7 @@ def counter_value(s, T, p, slot):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _category_bonus(s, T, p, i):
     """Strategy-card VP for controlling one more issue of issue i's category (or region)."""
     c = s[PLAYER_STRAT + p]
@@ -99,7 +99,7 @@ def _category_bonus(s, T, p, i):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def option_counter_value(s, T, p, i, o):
     """Value to p of the counters option o of issue i places (UK-or-USA naval counters at the
     better of the two flags)."""
@@ -121,13 +121,13 @@ def option_counter_value(s, T, p, i, o):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def option_value(s, T, p, i, o):
     """Issue value of option o of issue i for seat p: stars + counters (EN:850)."""
     return T[T_ISSUE_STARS + i] + option_counter_value(s, T, p, i, o) + _category_bonus(s, T, p, i)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def piv(s, T, p, i):
     """Potential Issue Value: the value of the best option for p (EN:854)."""
     best = -(1 << 30)
@@ -139,7 +139,7 @@ def piv(s, T, p, i):
 
 
 # ----------------------------------------------------------------------------- small helpers
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _is_legal(buf, n, a):
     for j in range(n):
         if buf[j] == a:
@@ -147,19 +147,19 @@ def _is_legal(buf, n, a):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def policy_below(rng, n):
     """Uniform integer in [0, n) from a policy's own generator (uint64[1]), never the game's."""
     rng[0] = _policy_next(rng[0])
     return np.int64((rng[0] >> np.uint64(33)) % np.uint64(n))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _die(rng):
     return policy_below(rng, 6) + 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def region_exposure(s, T, p, r):
     """p's issues in region r minus the most any other seat has there (>= 0: p would be, or
     might be, the affected player of an uprising there, EN:577-581)."""
@@ -173,12 +173,12 @@ def region_exposure(s, T, p, r):
     return mine - most
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _exposed(s, T, p, r):
     return issues_in_region(s, T, p, r) > 0 and region_exposure(s, T, p, r) >= 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _best_star_in_region(s, T, p, r):
     best = 0
     for i in range(N_ISSUES):
@@ -187,7 +187,7 @@ def _best_star_in_region(s, T, p, r):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _leader_seat(s, T, p, mask):
     """Among the seats in mask other than p: the one with the most stars (lowest seat on ties);
     p itself if it is the only one."""
@@ -200,12 +200,12 @@ def _leader_seat(s, T, p, mask):
     return who if who >= 0 else p
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _deploy_id(T, src, r, c):
     return A_DEPLOY + (src * N_REGIONS + r) * 4 + c - T[T_FIRST_DEP_COL]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _forced_demob_after_loss(s, T, p, loss):
     """Would losing `loss` happiness put p over its unit limit (a forced demobilization, EN:533)?"""
     h = s[HAPPY + p]
@@ -216,7 +216,7 @@ def _forced_demob_after_loss(s, T, p, loss):
 
 
 # ----------------------------------------------------------------------------- military (EN:894-899)
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def bot_deploy_col(s, T, p, r):
     """Military priority 1 (EN:896) in region r: the column for a unit from Available, the 7 column
     (the 8 column if the 7 is occupied or would force a demobilization; none if both are) when unrest
@@ -232,21 +232,21 @@ def bot_deploy_col(s, T, p, r):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def bot_deploy_in(s, T, p, r):
     """`bot_deploy_col` as the deploy action from Available, or -1."""
     c = bot_deploy_col(s, T, p, r)
     return -1 if c < 0 else _deploy_id(T, 0, r, c)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def deploy_rank(s, T, p, r):
     """EN:898 placement tie-break between regions: the most issues of p there, then its highest star
     value there (larger is preferred; a die decides what is still tied)."""
     return issues_in_region(s, T, p, r) * 100 + _best_star_in_region(s, T, p, r)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def bot_deploy(s, T, p, buf, n, rng):
     """Military priority 1 (EN:896, `bot_deploy_in`) with the placement tie-breaks of priority 3
     (EN:898): several regions: most issues there, then the highest-star issue, then a die per region
@@ -272,7 +272,7 @@ def bot_deploy(s, T, p, buf, n, rng):
     return best_a
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _demob_gain(s, T):
     np_ = s[NUM_PLAYERS]
     if s[DEMOB_NEXT] >= T[T_DEMOB_N + np_]:
@@ -280,7 +280,7 @@ def _demob_gain(s, T):
     return T[T_DEMOB_VAL + np_ * 12 + s[DEMOB_NEXT]]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def happiness_to_forced_demob(s, T, p):
     """Happiness p can lose before a forced demobilization (EN:533); 99 with no unit in play."""
     u = units_in_play(s, T, p)
@@ -293,7 +293,7 @@ def happiness_to_forced_demob(s, T, p):
     return 99
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def demob_source(s, T, p, base, buf, n):
     """Which unit to demobilize (player's choice, project policy): Exhausted, then Available, then
     the deployed unit in the region where p is least exposed (lowest region on ties)."""
@@ -310,7 +310,7 @@ def demob_source(s, T, p, base, buf, n):
     return who
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def bot_military(s, T, p, buf, n, rng):
     """The military action the bot wants now (EN:896-898), or -1: deploy (priority 1, preferred to
     demobilizing, EN:898) else demobilize when 1 or 2 happiness from a forced demobilization and the
@@ -324,12 +324,12 @@ def bot_military(s, T, p, buf, n, rng):
 
 
 # ----------------------------------------------------------------------------- political (EN:903-908)
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _slot_piv(s, T, p, sl):
     return piv(s, T, p, s[SLOT_ISSUE + sl])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def bot_settle_own(s, T, p):
     """Priority 1 (EN:905): the table issue p is winning with the highest PIV (the lower slot on
     ties, the player's choice); -1 if it wins none."""
@@ -342,7 +342,7 @@ def bot_settle_own(s, T, p):
     return -1 if who < 0 else A_SETTLE + who
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _best_partner(s, T, p, first, budget):
     """Slot for the second placement: the highest PIV p can lead with the budget, then the
     cheapest, then the lowest slot; -1 if none."""
@@ -359,7 +359,7 @@ def _best_partner(s, T, p, first, budget):
     return who
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def bot_place_first(s, T, p):
     """Priority 2 (EN:906): two issues p can lead on both with the fewest cubes; the player's choice
     of the two is the pair with the highest PIV sum (then the cheapest, then the lowest slots).
@@ -385,7 +385,7 @@ def bot_place_first(s, T, p):
     return best_a
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def bot_place_second(s, T, p):
     """The second placement: the best partner of the first slot with the cubes left, minimum cubes."""
     first = s[top(s) + F_A0]
@@ -395,7 +395,7 @@ def bot_place_second(s, T, p):
     return A_PLACE + sl * 15 + need_to_lead(s, sl, p) - 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def bot_reclaim(s, T, p):
     """Priority 3 (EN:907): six influence (or all there is) and all military: exhausted and, for the
     rulebot, deployed ("all Military"); the solitaire bots leave deployed units in place (rulings
@@ -407,7 +407,7 @@ def bot_reclaim(s, T, p):
     return A_RECLAIM + k * 32 + m
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def bot_settle_other(s, T, p):
     """Priority 4 (EN:908): settle a table issue another seat is winning (the one worth least to its
     leader, then the lower slot); else a table issue nobody leads (the engine requires a political
@@ -430,7 +430,7 @@ def bot_settle_other(s, T, p):
     return -1 if who < 0 else A_SETTLE + who
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def bot_political(s, T, p, buf, n):
     for k in range(4):
         if k == 0:
@@ -446,7 +446,7 @@ def bot_political(s, T, p, buf, n):
     return A_PASS_POLITICAL
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def bot_turn(s, T, p, buf, n, rng):
     """EN:899: the military action comes before the political one when its criteria hold at the start
     of the turn, else it is checked again after it; one military action per turn. The bot never
@@ -461,7 +461,7 @@ def bot_turn(s, T, p, buf, n, rng):
 
 
 # ----------------------------------------------------------------------------- settling (EN:914-921)
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def bot_option(s, T, p, i):
     """EN:916: the highest-PIV option, then the least unhappiness for p's nation, then (the player's
     choice) the lowest option index."""
@@ -474,7 +474,7 @@ def bot_option(s, T, p, i):
     return A_OPTION + who
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def bot_naval_flag(s, T, p):
     """UK-or-USA naval counter (player's choice): the flag worth more to p; on a tie its own flag if
     p is the UK or the USA, else the flag of whichever of the two has fewer stars (the UK on ties)."""
@@ -488,7 +488,7 @@ def bot_naval_flag(s, T, p):
     return A_FLAG
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def bot_advance_issue(s, T, p):
     """EN:918: a waiting issue p is winning, else one with no influence, else (player's choice) the
     one p needs the fewest cubes to lead; the highest PIV, then the lowest slot, within each."""
@@ -509,7 +509,7 @@ def bot_advance_issue(s, T, p):
 
 
 # ----------------------------------------------------------------------------- uprisings and bids (EN:924-947)
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def bot_modifier(s, T, p):
     """EN:926: -1 when p would be (or, tied, might be) the affected player of an uprising in the
     region, else +1."""
@@ -519,7 +519,7 @@ def bot_modifier(s, T, p):
     return A_MODIFIER + 2
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def bot_offer(s, T, p, i, r):
     """EN:930-943: the bot's offer for issue i (in-region units: region r, -1 none) as a `bid` action
     offset: units by the 3->2, 2->1, 1->1 chart of its units in play (not strength), the in-region
@@ -535,7 +535,7 @@ def bot_offer(s, T, p, i, r):
     return (use * 4 + k) * 16 + m
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def bot_bid(s, T, p, buf, n):
     """EN:930-945: units by the 3->2, 2->1, 1->1 chart (not strength), the in-region unit first;
     influence = PIV, capped by what p has. Sequential bidding: the bot makes that offer if it beats
@@ -556,29 +556,28 @@ def bot_bid(s, T, p, buf, n):
 
 
 # ----------------------------------------------------------------------------- choices outside the bot rules
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def bot_draft(s, T, p, buf, n):
     """Strategy draft (no strategy cards in solitaire, EN:866; policy): the card that would give p
     the highest final score now, the lowest number on ties."""
     keep = s[PLAYER_STRAT + p]
-    out = np.zeros((MAX_PLAYERS, N_SCORE_COLS), np.int64)
     best, who = -(1 << 30), buf[0]
     for j in range(n):
         s[PLAYER_STRAT + p] = buf[j] - A_DRAFT
-        final_scores(s, T, out)
-        if out[p, SC_TOTAL] > best:
-            best, who = out[p, SC_TOTAL], buf[j]
+        stars, flags, strat, hv = seat_score(s, T, p)
+        if stars + flags + strat + hv > best:
+            best, who = stars + flags + strat + hv, buf[j]
     s[PLAYER_STRAT + p] = keep
     return who
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _event_row(s, T):
     f = top(s)
     return T_EV_CODE + ((s[f + F_A0] * 2 + s[f + F_A0 + 1]) * EV_LEN + s[f + F_A0 + 2]) * OPW
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def bot_region(s, T, p, buf, n):
     """Region choice of an event (player's choice, EN:917): for effects that add unrest or a powder
     keg, or regions chosen for a later effect, the offered region where p is least exposed; for
@@ -598,7 +597,7 @@ def bot_region(s, T, p, buf, n):
     return who
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def bot_sign(s, T, p):
     """Add-or-remove effects (player's choice): remove (or subtract) when p is exposed in a region
     the effect touches, else add."""
@@ -612,7 +611,7 @@ def bot_sign(s, T, p):
     return A_SIGN + 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def bot_branch(s, T, p, buf, n):
     """Event branch (player's choice): the first offered branch that does not lower p's happiness,
     else the first offered."""
@@ -635,7 +634,7 @@ def bot_branch(s, T, p, buf, n):
     return buf[0]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def bot_unsettle(s, T, p, buf, n):
     """Issue to unsettle (player's choice): another seat's issue with the most stars (its controller
     the richest in stars on ties, then the lowest issue); else p's own with the fewest stars."""
@@ -650,7 +649,7 @@ def bot_unsettle(s, T, p, buf, n):
     return who
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def bot_waiting_issue(s, p, buf, n):
     """Waiting issue whose cubes go back (player's choice): the most other cubes minus own."""
     best, who = -(1 << 30), buf[0]
@@ -664,7 +663,7 @@ def bot_waiting_issue(s, p, buf, n):
     return who
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def bot_event_deploy(s, T, p, buf, n, rng):
     """Deploy action of an event: the military priority's region and column when there is one,
     else the offered deploy that costs the least happiness (the first on ties)."""
@@ -679,7 +678,7 @@ def bot_event_deploy(s, T, p, buf, n, rng):
     return who
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def bot_to_exhausted(s, T, p, buf, n):
     """A deployed unit to Exhausted (player's choice): where p is least exposed."""
     best, who = 1 << 30, buf[0]
@@ -691,7 +690,7 @@ def bot_to_exhausted(s, T, p, buf, n):
     return who
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def bot_uprising_issue(s, T, p, buf, n):
     """Which of p's equal-star issues is unsettled (p's choice): the one whose counters are worth
     least to p (the lowest issue on ties)."""
@@ -706,7 +705,7 @@ def bot_uprising_issue(s, T, p, buf, n):
 
 
 # ----------------------------------------------------------------------------- the bot
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def bot_choose(s, T, buf, n, rng):
     """The bot's choice for the pending decision given its legal list buf[:n] (may be illegal;
     bot_action checks)."""

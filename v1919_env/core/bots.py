@@ -21,7 +21,7 @@ POLICY_RANDOM = 0
 POLICY_RULEBOT = 1
 POLICY_NAMES = ("random", "rulebot")
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def bot_action(s, T, buf, rng):
     """The rule bot's legal action for the pending decision (-1 when the game is over). buf: an
     int64 buffer of MAX_LEGAL; rng: uint64[1], the bot's own generator (tie-break dice)."""
@@ -37,7 +37,7 @@ def bot_action(s, T, buf, rng):
 
 
 # ----------------------------------------------------------------------------- compiled loops
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def random_action(s, T, buf, rng):
     """A uniformly random legal action from the policy's own generator (-1 when the game is over)."""
     n = legal(s, T, buf)
@@ -46,7 +46,7 @@ def random_action(s, T, buf, rng):
     return buf[policy_below(rng, n)]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def policy_action(s, T, policy, buf, rng):
     """The action of a compiled policy (POLICY_RANDOM or POLICY_RULEBOT) for the pending decision."""
     if policy == POLICY_RULEBOT:
@@ -54,7 +54,7 @@ def policy_action(s, T, policy, buf, rng):
     return random_action(s, T, buf, rng)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play_until(s, T, seat, policies, buf, rng):
     """Play the seats' compiled policies (policies[seat]) until `seat` must decide or the game ends;
     returns the number of decisions taken."""
@@ -65,7 +65,7 @@ def play_until(s, T, seat, policies, buf, rng):
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def rollout(s, T, policies, buf, rng, max_decisions):
     """Play every seat by its compiled policy to the end of the game (or max_decisions)."""
     k = 0

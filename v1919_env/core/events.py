@@ -2,7 +2,6 @@
 card data (crisis and conference effects of all 46 events, data/SCHEMA.md)."""
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from .actions import (A_ACCEPT, A_BRANCH, A_CHOOSE_ISSUE, A_CHOOSE_PLAYER, A_CHOOSE_REGION, A_DEMOB, A_DEPLOY,
@@ -10,7 +9,7 @@ from .actions import (A_ACCEPT, A_BRANCH, A_CHOOSE_ISSUE, A_CHOOSE_PLAYER, A_CHO
 from .board import (add_keg, change_happiness, clockwise, count_counters, decide, deployed_count, demobilize_unit,
                     exhaust_avail, has_unit, is_usa_faction, issues_controlled, move_unrest, pop, push,
                     push_mutiny_if_needed, random_region, recover_exhausted, remove_keg, settled_issue_region, top)
-from .layout import (MAX_LEGAL, D_BRANCH, D_CHOOSE_PLAYER, D_CHOOSE_REGION, D_DEMOB, D_DEPLOY, D_OPTIONAL, D_SIGN,
+from .layout import (D_BRANCH, D_CHOOSE_PLAYER, D_CHOOSE_REGION, D_DEMOB, D_DEPLOY, D_OPTIONAL, D_SIGN,
                      D_TO_AVAIL, D_TO_EXH, D_UNSETTLE, D_WAITING_ISSUE, DEP_COL, EV_CUR, EV_ITER, EV_REG, EV_REGMASK,
                      EV_SIGN, EV_STAGE, F_A0, HAPPY, INF_AVAIL, ISSUE_CTRL, KEG, ISSUE_OPT, MAX_PLAYERS, MIL_AVAIL,
                      MIL_EXH, MODE, MODE_SOLO, N_ISSUES, N_REGIONS, N_SLOTS, N_TABLE, NUM_PLAYERS, P_BID, P_EVENT,
@@ -21,18 +20,18 @@ from .tables import (EV_LEN, OP_BRANCH_END, OP_CHOICE, OP_CHOOSE_PLAYER, OP_CHOO
                      ORDER_STARTING, R_ANY, R_CHOSEN, R_GAINED, R_ONE_OF, R_RANDOM, R_SETTLED, T_EV_CODE,
                      T_EV_OPTIONAL, T_FIRST_DEP_COL, T_GAME_END, T_ISSUE_CAT, T_KEG_MAX, W_ALL, W_CHOSEN, W_DECIDER,
                      W_EACH, W_LOWEST_HAPPY, W_MOST_ISSUES, W_SETTLED_CTRL)
-from .turn import legal_demobilize, legal_deploy, do_deploy
+from .turn import can_deploy, legal_demobilize, legal_deploy, do_deploy
 
 # frame: a0 event, a1 part (0 crisis, 1 conference), a2 pc, a3 decider, a4 chosen player,
 #        a5 chosen-regions mask, a6 1 = the optional effect was accepted
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _row(T, e, part, pc):
     return T_EV_CODE + ((e * 2 + part) * EV_LEN + pc) * OPW
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _who_mask(s, T, f, who):
     """Seats an op applies to (the seat now acting inside an each-player op)."""
     n = s[NUM_PLAYERS]
@@ -65,19 +64,13 @@ def _who_mask(s, T, f, who):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _iter_seat(s, f, order, k):
     """k-th seat of an each-player op, clockwise: starting with, or ending with, the decider (rulings A-40)."""
     return clockwise(s, s[f + F_A0 + 3], k if order == ORDER_STARTING else k + 1)
 
 
-@njit(cache=True)
-def legal_deploy_count(s, T, p):
-    out = np.empty(MAX_LEGAL, np.int64)
-    return legal_deploy(s, T, p, out, 0)
-
-
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def start_event(s, e, part, decider):
     """Push the crisis (part 0) or conference (part 1) effects of event e, decided by `decider`."""
     s[EV_ITER] = -1
@@ -88,7 +81,7 @@ def start_event(s, e, part, decider):
     push(s, P_EVENT, e, part, 0, decider, -1)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _ops_feasible(s, T, f, start, p):
     """Can p pay every cost and do every action of the op list starting at `start`? (Costs and
     actions that cannot be done make an optional effect or a branch unavailable.)"""
@@ -104,7 +97,7 @@ def _ops_feasible(s, T, f, start, p):
         # the 2-player USA may take a military choice; it does nothing (EN:812)
         if op == OP_DEMOB_ACTION and not has_unit(s, T, p) and not is_usa_faction(s, p):
             return False
-        if op == OP_DEPLOY_ACTION and legal_deploy_count(s, T, p) == 0 and not is_usa_faction(s, p):
+        if op == OP_DEPLOY_ACTION and not can_deploy(s, T, p) and not is_usa_faction(s, p):
             return False
         if op == OP_UNSETTLE and _unsettle_candidates(s, T, T[b + 1]) == 0:
             return False
@@ -114,7 +107,7 @@ def _ops_feasible(s, T, f, start, p):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _keg_regions(s, T, code, delta):
     """Regions named by a region code whose powder keg can move by delta (a keg to remove, or room
     for one more). Codes resolved later (die, settled issue, earlier choice) count as every region."""
@@ -134,7 +127,7 @@ def _keg_regions(s, T, code, delta):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _unsettle_candidates(s, T, catmask):
     n = 0
     for i in range(N_ISSUES):
@@ -143,7 +136,7 @@ def _unsettle_candidates(s, T, catmask):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _branch_end(T, e, part, choice_pc):
     """pc just after a choice's last branch."""
     b = _row(T, e, part, choice_pc)
@@ -156,7 +149,7 @@ def _branch_end(T, e, part, choice_pc):
     return EV_LEN - 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _feasible_branches(s, T, f, choice_pc, p):
     e, part = s[f + F_A0], s[f + F_A0 + 1]
     b = _row(T, e, part, choice_pc)
@@ -168,7 +161,7 @@ def _feasible_branches(s, T, f, choice_pc, p):
 
 
 # ----------------------------------------------------------------------------- legal actions
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal_event(s, T, kind, out):
     f = top(s)
     n = 0
@@ -237,7 +230,7 @@ def legal_event(s, T, kind, out):
 
 
 # ----------------------------------------------------------------------------- the interpreter
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _regions_of(s, T, f, code):
     """Resolve a region code that needs no decision to a mask (0: nothing happens)."""
     if code < N_REGIONS:
@@ -255,7 +248,7 @@ def _regions_of(s, T, f, code):
     return -1        # needs a choice
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _next(s, f):
     s[f + F_A0 + 2] += 1
     s[EV_REG] = -1
@@ -263,7 +256,7 @@ def _next(s, f):
     s[EV_STAGE] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _iterate(s, T, f, order, want):
     """Advance an each-player op to the next seat for which want(seat) holds; False when done.
 
@@ -285,7 +278,7 @@ def _iterate(s, T, f, order, want):
             return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def event_proc(s, T, kind, a):
     """Run one event part from its pc until a decision is needed or it ends."""
     f = top(s)
@@ -556,7 +549,7 @@ def event_proc(s, T, kind, a):
                 kind = 0
                 _next(s, f)
                 continue
-            if legal_deploy_count(s, T, dec) == 0:
+            if not can_deploy(s, T, dec):
                 _next(s, f)
                 continue
             s[EV_CUR] = dec

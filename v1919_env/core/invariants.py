@@ -29,7 +29,7 @@ MESSAGES = ("ok", "influence cubes not conserved", "military units not conserved
             "solitaire: a bot decision that the bot rules settle was left to the player")
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def check_solo(s, T, buf):
     """The solitaire game's own invariants (EN:860-884): OK, BAD_SOLO or BOT_LEFT."""
     if not (0 <= s[SOLO_FACTION] < SOLO_FACTIONS and 0 <= s[SOLO_VP] <= s[TURN_NO] + 1 and s[SOLO_TARGET] >= 1):

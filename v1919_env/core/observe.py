@@ -80,13 +80,13 @@ def obs_slices() -> dict[str, tuple[int, int, str]]:
     return {n: (_offs[n], k, d) for n, k, d in OBS_SLICES}
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _rel(s, p, me, n):
     """Relative seat of p seen from the seat at table position `me`: 0 itself, then clockwise."""
     return (seat_position(s, p) - me + n) % n if p >= 0 else MAX_PLAYERS
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _relp(s, rels, p, me, n):
     """Relative seat of p from the packed table of seats 0..MAX_PLAYERS-1 (_rel otherwise)."""
     if p < 0:
@@ -96,7 +96,7 @@ def _relp(s, rels, p, me, n):
     return _rel(s, p, me, n)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def observe(s, T, seat, out):
     """Write seat's observation into out (float32, OBS_SIZE)."""
     out[:] = 0.0
@@ -216,7 +216,7 @@ def observe(s, T, seat, out):
         out[O_DRAWN + N_ISSUES + s[DRAWN + 1]] = 1.0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def observe_and_mask(s, T, seat, out, mask, buf):
     """Observation of `seat` and its action mask (zeros unless seat decides now) in one call."""
     observe(s, T, seat, out)
@@ -227,7 +227,7 @@ def observe_and_mask(s, T, seat, out, mask, buf):
             mask[buf[j]] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def step_and_observe(s, T, a, buf, out, mask):
     """Apply a if legal (else change nothing and return False), then write the observation and
     mask of the seat that decides next: one compiled call per environment step."""

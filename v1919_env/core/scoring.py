@@ -10,12 +10,14 @@ from .tables import (ANY_FLAG, C_COUNTERS, C_HAPPY_X2, C_ISSUE_REGIONS, C_ISSUES
                      C_TREATY, CONDW, MAX_COND, T_FLAG_VP, T_HAPPY_VP, T_ISSUE_CAT, T_ISSUE_STARS, T_MILITARY,
                      T_SIGN, T_STRAT_COND, T_STRAT_NCOND, T_ZERO_VP)
 
-# breakdown columns
+# breakdown columns (final_scores); a score table (score_table) adds the ranking's other criteria and the winner flag
 SC_ISSUES, SC_FLAGS, SC_STRATEGY, SC_HAPPINESS, SC_TOTAL = range(5)
 N_SCORE_COLS = 5
+SC_LEVEL, SC_CONTROLLED, SC_WINNER = range(N_SCORE_COLS, N_SCORE_COLS + 3)
+SCORE_TABLE_COLS = N_SCORE_COLS + 3
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _counters_flagged(s, T, kind, flag):
     if flag == ANY_FLAG:
         return count_counters(s, T, kind, -1)
@@ -27,7 +29,7 @@ def _counters_flagged(s, T, kind, flag):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _strategy(s, T, p):
     """(strategy VP, happiness multiplier) from p's strategy card (EN:737-749)."""
     c = s[PLAYER_STRAT + p]
@@ -72,27 +74,34 @@ def _strategy(s, T, p):
     return vp, mult
 
 
-@njit(cache=True)
-def final_scores(s, T, out):
-    """Fill out[p, SC_*] for every seat (EN:725-763, rulings A-09). The 2-player USA's issues score
-    for nobody and it takes no happiness place (EN:829, 755)."""
+@njit(cache=True, _nrt=False)
+def seat_score(s, T, p):
+    """Seat p's final-scoring breakdown (EN:725-763, rulings A-09): issue stars, own-flag counters,
+    strategy card and happiness VP. The 2-player USA's issues score for nobody and it takes no
+    happiness place (EN:829, 755)."""
     np_ = n_players(s)
-    for p in range(np_):
-        stars, flags = 0, 0
-        for i in range(N_ISSUES):
-            if s[ISSUE_CTRL + i] == p:
-                stars += T[T_ISSUE_STARS + i]
-                flags += issue_counter(s, T, i, 5 + p) + issue_counter(s, T, i, 10 + p)
-        flags *= T[T_FLAG_VP]
-        strat, mult = _strategy(s, T, p)
-        higher = 0
-        for q in range(np_):
-            if s[HAPPY + q] > s[HAPPY + p]:
-                higher += 1
-        hv = T[T_HAPPY_VP + np_ * 4 + higher]
-        if s[HAPPY + p] == 0:
-            hv += T[T_ZERO_VP]
-        hv *= mult
+    stars, flags = 0, 0
+    for i in range(N_ISSUES):
+        if s[ISSUE_CTRL + i] == p:
+            stars += T[T_ISSUE_STARS + i]
+            flags += issue_counter(s, T, i, 5 + p) + issue_counter(s, T, i, 10 + p)
+    flags *= T[T_FLAG_VP]
+    strat, mult = _strategy(s, T, p)
+    higher = 0
+    for q in range(np_):
+        if s[HAPPY + q] > s[HAPPY + p]:
+            higher += 1
+    hv = T[T_HAPPY_VP + np_ * 4 + higher]
+    if s[HAPPY + p] == 0:
+        hv += T[T_ZERO_VP]
+    return stars, flags, strat, hv * mult
+
+
+@njit(cache=True, _nrt=False)
+def final_scores(s, T, out):
+    """Fill out[p, SC_*] with seat_score for every seat."""
+    for p in range(n_players(s)):
+        stars, flags, strat, hv = seat_score(s, T, p)
         out[p, SC_ISSUES] = stars
         out[p, SC_FLAGS] = flags
         out[p, SC_STRATEGY] = strat
@@ -100,7 +109,7 @@ def final_scores(s, T, out):
         out[p, SC_TOTAL] = stars + flags + strat + hv
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def winners(s, T, sc):
     """Bit mask of winners: most points, then happiness, then issues controlled, else shared (EN:765-769);
     the 2-player USA cannot win (EN:829)."""
@@ -116,3 +125,16 @@ def winners(s, T, sc):
         if key == best:
             m |= 1 << p
     return m
+
+
+@njit(cache=True, _nrt=False)
+def score_table(s, T, out):
+    """out[p] (MAX_PLAYERS, SCORE_TABLE_COLS): final_scores, then the seat's happiness level, issues
+    controlled and 1 if it wins (the rows of Game.scores()); returns the winners bit mask."""
+    final_scores(s, T, out)
+    win = winners(s, T, out)
+    for p in range(n_players(s)):
+        out[p, SC_LEVEL] = s[HAPPY + p]
+        out[p, SC_CONTROLLED] = issues_controlled(s, p)
+        out[p, SC_WINNER] = (win >> p) & 1
+    return win

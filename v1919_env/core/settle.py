@@ -18,14 +18,14 @@ from .tables import N_DISC_PICKS, T_DISC_COST, T_EV_ICON, T_GAME_END, T_ISSUE_NO
 
 
 # ----------------------------------------------------------------------------- the issue option
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def usa_unhappiness(T, i, o):
     """Happiness the USA would lose by option o of issue i (0 when it gains or keeps)."""
     d = T[T_OPT_HAPPY + (i * 4 + o) * N_NATIONS + USA_FACTION]
     return -d if d < 0 else 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal_option(s, T, out):
     """Any option; the 2-player USA takes the one with the least USA unhappiness, its controller
     choosing among ties (EN:808)."""
@@ -47,7 +47,7 @@ def legal_option(s, T, out):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def apply_option(s, T, i, o):
     """Happiness and unrest of option o of issue i (EN:388-408); returns the mask of regions that gained."""
     s[ISSUE_OPT + i] = o
@@ -65,7 +65,7 @@ def apply_option(s, T, i, o):
     return gained
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def option_proc(s, T, kind, a):
     """Frame: a0 issue, a1 chooser, a2 UK-or-USA naval counters still to flag, a3 1 = record gains.
 
@@ -95,7 +95,7 @@ def option_proc(s, T, kind, a):
 
 
 # ----------------------------------------------------------------------------- settling
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _account_influence(s, slot, ctrl):
     """Step 1b-d: controller's cubes exhausted, a non-controlling settler's returned, others half (EN:306-310)."""
     act = s[ACTIVE]
@@ -111,7 +111,7 @@ def _account_influence(s, slot, ctrl):
             s[INF_AVAIL + p] += c - c // 2
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal_adv_issue(s, out):
     n = 0
     for w in range(N_SLOTS - N_TABLE):
@@ -121,7 +121,7 @@ def legal_adv_issue(s, out):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal_adv_event(s, out):
     n = 0
     for w in range(N_EV_WAIT):
@@ -131,7 +131,7 @@ def legal_adv_event(s, out):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal_add_issue(s, T, out):
     """Discard position 1/2/3 for 0/1/2 cubes, or draw two (EN:362-370)."""
     n = 0
@@ -144,21 +144,21 @@ def legal_add_issue(s, T, out):
     return n + 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal_keep(s, out):
     out[0] = A_KEEP
     out[1] = A_KEEP + 1
     return 2
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal_event_cube(s, out):
     out[0] = A_ACCEPT
     out[1] = A_ACCEPT + 1
     return 2
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _empty_waiting_slot(s):
     for w in range(N_TABLE, N_SLOTS):
         if s[SLOT_ISSUE + w] < 0:
@@ -166,7 +166,7 @@ def _empty_waiting_slot(s):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _any_waiting_issue(s):
     for w in range(N_TABLE, N_SLOTS):
         if s[SLOT_ISSUE + w] >= 0:
@@ -174,13 +174,13 @@ def _any_waiting_issue(s):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _discard_issue(s, i):
     s[ISSUE_DISC + s[ISSUE_DISC_N]] = i
     s[ISSUE_DISC_N] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _draw_event(s):
     """Top event card; the discards are reshuffled into a new deck when it is empty (EN:373-375)."""
     if s[EV_DECK_N] == 0:
@@ -193,7 +193,7 @@ def _draw_event(s):
     return s[EV_DECK + s[EV_DECK_N]]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def settle_proc(s, T, kind, a):
     """Frame: a0 table slot, a1 issue, a2 controller. Steps follow EN:286-375."""
     f = top(s)

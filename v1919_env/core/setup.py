@@ -5,6 +5,7 @@ import numpy as np
 from numba import njit
 
 from .board import push, rand_below, rng_seed
+from .stack import stack_empty
 from .layout import (ACTIVE, BID_HIGH, EV_CUBE, EV_DECK, EV_DECK_N, EV_REG, EV_TABLE, EV_WAIT, FIRST_PLAYER, HAPPY,
                      INF_AVAIL, ISSUE_CTRL, ISSUE_DECK, ISSUE_DECK_N, ISSUE_DISC, ISSUE_DISC_N, ISSUE_OPT, KEG,
                      MAX_PLAYERS, MIL_AVAIL, N_EV_WAIT, N_EVENTS, N_ISSUES, N_NATIONS, N_REGIONS, N_SLOTS,
@@ -16,7 +17,7 @@ from .tables import (T_GAME_END, T_HAPPY_START, T_INFLUENCE, T_KEG_START, T_MILI
                      T_VAR_SHUFFLE)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _shuffle(s, arr, n):
     for i in range(n - 1, 0, -1):
         j = rand_below(s, i + 1)
@@ -25,7 +26,7 @@ def _shuffle(s, arr, n):
         arr[j] = t
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def new_game(s, T, num_players, seed, variant, negotiation):
     """Fill s with a fresh game (2, 3 or 4 players) and push the first turn; the caller runs it.
 
@@ -76,7 +77,7 @@ def new_game(s, T, num_players, seed, variant, negotiation):
         s[ISSUE_OPT + i] = -1
     # issues: 2 on the table, 3 waiting, 1 discarded; GAME END under the top of the deck (EN:170-188)
     ge = T[T_GAME_END]
-    pool = np.empty(N_ISSUES - 1, np.int64)
+    pool = stack_empty(N_ISSUES, np.int64)       # N_ISSUES - 1 used
     k = 0
     for i in range(N_ISSUES):
         if i != ge:
@@ -99,7 +100,7 @@ def new_game(s, T, num_players, seed, variant, negotiation):
     n = 0
     if mix > 0:
         # the longest game: GAME END shuffled with five issues at the bottom (EN:188)
-        bottom = np.empty(mix + 1, np.int64)
+        bottom = stack_empty(N_ISSUES, np.int64)     # mix + 1 used
         for j in range(mix):
             bottom[j] = pool[pos + j]
         bottom[mix] = ge
@@ -120,7 +121,9 @@ def new_game(s, T, num_players, seed, variant, negotiation):
         n += 1
     s[ISSUE_DECK_N] = n
     # events: 1 on the table, 2 waiting, the rest the deck (EN:190)
-    evs = np.arange(N_EVENTS)
+    evs = stack_empty(N_EVENTS, np.int64)
+    for j in range(N_EVENTS):
+        evs[j] = j
     _shuffle(s, evs, N_EVENTS)
     s[EV_TABLE] = evs[0]
     dealt = 1 + N_EV_WAIT
@@ -131,7 +134,9 @@ def new_game(s, T, num_players, seed, variant, negotiation):
     s[EV_DECK_N] = N_EVENTS - dealt
     s[EV_CUBE] = -1
     # strategy cards: one more than the number of players, face up (EN:202)
-    st = np.arange(N_STRATEGIES)
+    st = stack_empty(N_STRATEGIES, np.int64)
+    for j in range(N_STRATEGIES):
+        st[j] = j
     _shuffle(s, st, N_STRATEGIES)
     for j in range(MAX_PLAYERS + 1):
         s[STRAT_DEALT + j] = st[j] if j < num_players + T[T_STRAT_EXTRA] and not solo else -1   # EN:866

@@ -37,14 +37,14 @@ from .layout import (ACTIVE, D_ADD_ISSUE, D_ADV_ISSUE, D_CHOOSE_FACTION, D_KEEP,
                      N_NATIONS, N_REGIONS, N_SLOTS, N_TABLE, PENDING, PENDING_FACTION, POL_DONE, SLOT_ISSUE,
                      SOLO_FACTION, SOLO_FACTIONS, SOLO_TARGET)
 from .tables import T_FIRST_DEP_COL, T_ISSUE_NOPT, T_OPT_HAPPY
-from .turn import NO_SLOT, cheapest_other, legal_demobilize, need_to_lead, place_needs
+from .turn import NO_SLOT, SCRATCH, cheapest_other, legal_demobilize, need_to_lead, place_needs
 
 
 UK_FLAG, USA_FLAG = 0, 2     # nations of the UK-or-USA naval counter's two flags
 
 
 # ----------------------------------------------------------------------------- configuration
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def solo_configure(s, faction, target):
     """Before play (after the seating is set): the player's starting faction (-1: the rules' default,
     the faction that goes last, EN:872) and the VP level that wins (EN:959-961). A chosen faction
@@ -59,7 +59,7 @@ def solo_configure(s, faction, target):
 
 
 # ----------------------------------------------------------------------------- the faction switch
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def weakest_factions(s, T):
     """Bit mask of the factions with the lowest Faction Strength (EN:951)."""
     st = faction_strengths(s, T)
@@ -73,7 +73,7 @@ def weakest_factions(s, T):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal_switch(s, T, out):
     m = weakest_factions(s, T)
     n = 0
@@ -84,7 +84,7 @@ def legal_switch(s, T, out):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def switch_proc(s, T, kind, a):
     """An issue is being unsettled: the player takes the weakest faction now, the player choosing
     among tied ones (EN:949-953); strengths still count the issue for its controller (rulings A-33)."""
@@ -104,7 +104,7 @@ def switch_proc(s, T, kind, a):
 
 
 # ----------------------------------------------------------------------------- the bots' choices
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _keep_best(buf, n, key, lo, hi):
     """Keep the ids of buf[:n] in [lo, hi) whose key[id - lo] is the largest (key < -2**29: drop)."""
     best = -(1 << 30)
@@ -121,13 +121,13 @@ def _keep_best(buf, n, key, lo, hi):
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _only(buf, a):
     buf[0] = a
     return 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _bot_military(s, T, p, out):
     """The military actions the bot wants now (EN:896-898) into out; 0 if none: deploys in the
     best-ranked regions (a die decides between several, `solo_auto`), else, 1 or 2 happiness from a
@@ -150,7 +150,7 @@ def _bot_military(s, T, p, out):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _bot_political(s, T, p, out):
     """The political actions the bot may take (EN:903-908): settle a table issue it wins (highest
     PIV; ties the player's), else a first placement of the minimum to lead on an issue that has an
@@ -169,7 +169,8 @@ def _bot_political(s, T, p, out):
         return k
     # a first placement is legal when the second can follow (core/turn.py legal_place_first)
     avail = s[INF_AVAIL + p]
-    need = place_needs(s, p, out)
+    place_needs(s, p, out)
+    need = out[SCRATCH:SCRATCH + N_SLOTS]
     for s1 in range(N_SLOTS):
         c = need[s1]
         if c == NO_SLOT:
@@ -195,7 +196,7 @@ def _bot_political(s, T, p, out):
     return _only(out, A_PASS_POLITICAL)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _bot_turn(s, T, p, out):
     """EN:899: the military action before the political one when its criteria hold at the start of
     the turn, else checked again after it; one military action per turn."""
@@ -208,7 +209,7 @@ def _bot_turn(s, T, p, out):
     return _only(out, A_END_TURN)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _bot_second_placement(s, T, p, out):
     """The second placement: the minimum to lead on any other issue it can afford."""
     q = s[ACTIVE]
@@ -225,7 +226,7 @@ def _bot_second_placement(s, T, p, out):
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _bot_options(s, T, p, buf, n):
     """EN:916: the highest-PIV options, then the least unhappiness for the bot; ties the player's."""
     i = s[top(s) + F_A0]
@@ -237,7 +238,7 @@ def _bot_options(s, T, p, buf, n):
     return _keep_best(buf, n, key, A_OPTION, A_OPTION + 4)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _bot_flags(s, T, p, buf, n):
     """A UK-or-USA naval counter: the flag that is the bot's icon; France has neither (the player's)."""
     vu, va = counter_value(s, T, p, 5 + UK_FLAG), counter_value(s, T, p, 5 + USA_FLAG)
@@ -248,7 +249,7 @@ def _bot_flags(s, T, p, buf, n):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _bot_advance(s, buf, n, p):
     """EN:918: an issue the bot wins, else one with no influence, else any (the player's among them)."""
     key = buf[n:n + 3]
@@ -265,13 +266,13 @@ def _bot_advance(s, buf, n, p):
     return _keep_best(buf, n, key, A_ADV_ISSUE, A_ADV_ISSUE + 3)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def is_bot_decision(s):
     """True when the pending decision is for a bot faction of the solitaire game."""
     return s[MODE] == MODE_SOLO and s[PENDING_FACTION] != s[SOLO_FACTION]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def bot_legal(s, T, out):
     """A bot faction's decision that the bot rules narrow without the full legal list: what they
     allow, built directly into out (the count); -1 for the other decisions (`solo_filter` narrows
@@ -291,7 +292,7 @@ def bot_legal(s, T, out):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def solo_filter(s, T, buf, n):
     """Narrow the legal actions buf[:n] of a bot faction's decision that `bot_legal` does not build
     to what the bot rules allow (in place); returns the new count. The player's own decisions are
@@ -311,7 +312,7 @@ def solo_filter(s, T, buf, n):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def solo_auto(s, T, buf, n):
     """The action the kernel takes by itself for a bot's decision whose filtered legal list is
     buf[:n], or -1 when the player must choose. Deploys tied between regions are settled by a die

@@ -17,6 +17,7 @@ from .layout import (ACTIVE, MAX_LEGAL, D_CHOOSE_FACTION, MODE, MODE_SOLO, PENDI
 from .settle import (legal_add_issue, legal_adv_event, legal_adv_issue, legal_event_cube, legal_keep, legal_option,
                      option_proc, settle_proc)
 from .setup import new_game
+from .stack import stack_empty
 from .solo import bot_legal, is_bot_decision, legal_switch, solo_auto, solo_filter, switch_proc
 from .turn import legal_demobilize, legal_place_second, legal_turn, mutiny_proc, turn_proc
 from .uprising import (bid_proc, draft_proc, legal_affected, legal_bid, legal_bid_tie, legal_draft, legal_modifier,
@@ -25,7 +26,7 @@ from .uprising import (bid_proc, draft_proc, legal_affected, legal_bid, legal_bi
 MAX_DECISIONS = 20000      # safety cap reported as truncation, not a rule (rulings A-39)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal(s, T, out):
     """Write the legal action ids of the pending decision into out; return how many (0 when over).
     In the solitaire game a bot faction's decision offers what the bot rules allow (core/solo.py)."""
@@ -39,7 +40,7 @@ def legal(s, T, out):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _legal_rules(s, T, out):
     """The legal actions by the rules of play, whoever decides."""
     if s[GAME_OVER] != 0:
@@ -86,7 +87,7 @@ def _legal_rules(s, T, out):
     return legal_event(s, T, k, out)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _dispatch(s, T, kind, a):
     proc = s[top(s) + F_PROC]
     if proc == P_TURN:
@@ -111,7 +112,7 @@ def _dispatch(s, T, kind, a):
         raise ValueError("unknown procedure on the frame stack")
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def run(s, T, kind, a):
     """Apply (kind, a) to the top frame, then run automatic steps to the next decision or the end."""
     if s[MODE] == MODE_SOLO:
@@ -128,17 +129,15 @@ def run(s, T, kind, a):
         a = -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _run_solo(s, T, kind, a):
     """`run` for the solitaire game: the bots' decisions that their rules settle are taken here, as
     decisions of the game (counted, safety cap included), until the player must decide."""
-    buf = np.empty(0, np.int64)
+    buf = stack_empty(MAX_LEGAL, np.int64)
     while s[GAME_OVER] == 0:
         if s[PENDING] != 0:
             if not is_bot_decision(s):
                 return
-            if buf.shape[0] == 0:
-                buf = np.empty(MAX_LEGAL, np.int64)
             a = solo_auto(s, T, buf, legal(s, T, buf))
             if a < 0:
                 return
@@ -153,7 +152,7 @@ def _run_solo(s, T, kind, a):
         a = -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def apply_action(s, T, a):
     """Apply a legal action (the caller checks legality) and advance to the next decision."""
     kind = s[PENDING]
@@ -162,7 +161,7 @@ def apply_action(s, T, a):
     run(s, T, kind, a)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def try_step(s, T, a, buf):
     """Apply a if it is legal (one compiled call for the facade); returns False and changes nothing if not."""
     n = legal(s, T, buf)
@@ -173,14 +172,14 @@ def try_step(s, T, a, buf):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def init_game(s, T, num_players, seed, variant, negotiation):
     new_game(s, T, num_players, seed, variant, negotiation)
     run(s, T, 0, -1)
 
 
 # ----------------------------------------------------------------------------- batch kernels
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def init_batch(S, T, num_players, seeds, variant, negotiation):
     for b in range(S.shape[0]):
         init_game(S[b], T, num_players, seeds[b], variant, negotiation)
@@ -212,7 +211,7 @@ def _step_batch(S, T, actions, ok):
     return applied
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _step_batch_unchecked(S, T, actions):
     for b in range(S.shape[0]):
         if S[b, GAME_OVER] == 0:
@@ -253,7 +252,7 @@ def random_playout_batch(S, T, policy_seed, max_decisions):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play_random_until(s, T, seat, rng, buf):
     """Play uniformly random legal actions for every seat but `seat` until `seat` must decide or the
     game ends (random opponents of the Gymnasium env, in one compiled call). rng: uint64[1] state."""

@@ -23,7 +23,7 @@ SCRATCH = MAX_LEGAL - 16
 NO_SLOT = 99              # cubes needed to lead on a slot without an issue: never affordable
 
 # ----------------------------------------------------------------------------- Place Influence
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def need_to_lead(s, slot, p):
     """Cubes p must add to a slot's issue to have strictly more than any single other player."""
     mine = s[SLOT_CUBES + slot * MAX_PLAYERS + p]
@@ -37,17 +37,15 @@ def need_to_lead(s, slot, p):
     return need if need > 1 else 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def place_needs(s, p, out):
-    """Cubes p needs to lead on each slot (NO_SLOT: no issue there), in the scratch space at the end
-    of the action buffer out; returns that view."""
-    need = out[SCRATCH:SCRATCH + N_SLOTS]
+    """Cubes p needs to lead on each slot (NO_SLOT: no issue there), written into the scratch space
+    at the end of the action buffer out: out[SCRATCH + slot]."""
     for sl in range(N_SLOTS):
-        need[sl] = need_to_lead(s, sl, p) if s[SLOT_ISSUE + sl] >= 0 else NO_SLOT
-    return need
+        out[SCRATCH + sl] = need_to_lead(s, sl, p) if s[SLOT_ISSUE + sl] >= 0 else NO_SLOT
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def cheapest_other(need, s1):
     """The fewest cubes to lead on a slot other than s1 (NO_SLOT: none)."""
     best2 = NO_SLOT
@@ -57,13 +55,14 @@ def cheapest_other(need, s1):
     return best2
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal_place_first(s, p, out, n):
     """First placements (slot, k) that leave a legal second placement (no dead ends, EN:254-262).
     The 2-player USA always places exactly the minimum to lead (EN:802)."""
     avail = s[INF_AVAIL + p]
     usa = is_usa_faction(s, p)
-    need = place_needs(s, p, out)
+    place_needs(s, p, out)
+    need = out[SCRATCH:SCRATCH + N_SLOTS]
     for s1 in range(N_SLOTS):
         if need[s1] == NO_SLOT:
             continue
@@ -77,7 +76,7 @@ def legal_place_first(s, p, out, n):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal_place_second(s, p, first, out, n):
     avail = s[INF_AVAIL + p]
     for s2 in range(N_SLOTS):
@@ -91,7 +90,7 @@ def legal_place_second(s, p, first, out, n):
 
 
 # ----------------------------------------------------------------------------- Reclaim
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal_reclaim(s, T, p, out, n):
     """Up to 6 exhausted cubes, all exhausted units, any deployed units; at least one thing (EN:274-280).
     The 2-player USA recovers all it can up to 6; n is then the cubes its controller recovers beside
@@ -117,7 +116,7 @@ def legal_reclaim(s, T, p, out, n):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def do_reclaim(s, p, k, m):
     recover_exhausted(s, p, k)
     s[MIL_AVAIL + p] += s[MIL_EXH + p]
@@ -129,7 +128,7 @@ def do_reclaim(s, p, k, m):
 
 
 # ----------------------------------------------------------------------------- Settle
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal_settle(s, out, n):
     """Only table issues with at least one cube may be settled (EN:284); the 2-player USA never settles
     in favour of the player running it (EN:806)."""
@@ -144,35 +143,59 @@ def legal_settle(s, out, n):
 
 
 # ----------------------------------------------------------------------------- Deploy and Demobilize
-@njit(cache=True)
-def legal_deploy(s, T, p, out, n):
-    """One unit from Available or a region to an empty space in columns 5-8, one unit per region (EN:472-505)."""
-    c0 = T[T_FIRST_DEP_COL]
-    ncols = T[T_TRACK_COLS] - c0 + 1
-    occ = out[SCRATCH:SCRATCH + N_REGIONS]      # occupied columns per region, as bits (scratch space)
-    occ[:] = 0
+@njit(cache=True, _nrt=False)
+def _occupied_columns(s):
+    """Deployment spaces taken by any unit: bit r * 12 + c for region r, column c (at most 8)."""
+    occ = 0
     for q in range(s[NUM_PLAYERS]):
         for r in range(N_REGIONS):
             c = s[DEP_COL + q * N_REGIONS + r]
             if c > 0:
-                occ[r] |= 1 << c
+                occ |= 1 << (r * 12 + c)
+    return occ
+
+
+@njit(cache=True, _nrt=False)
+def _deploy_route(s, p, src, r):
+    """Can p move a unit from src (0 Available, 1 + region) towards region r? One unit per region."""
+    if src == 0:
+        if s[MIL_AVAIL + p] == 0:
+            return False
+    elif s[DEP_COL + p * N_REGIONS + src - 1] == 0:
+        return False
+    return src == r + 1 or s[DEP_COL + p * N_REGIONS + r] == 0
+
+
+@njit(cache=True, _nrt=False)
+def legal_deploy(s, T, p, out, n):
+    """One unit from Available or a region to an empty space in columns 5-8, one unit per region (EN:472-505)."""
+    c0 = T[T_FIRST_DEP_COL]
+    ncols = T[T_TRACK_COLS] - c0 + 1
+    occ = _occupied_columns(s)
     for src in range(N_REGIONS + 1):
-        if src == 0:
-            if s[MIL_AVAIL + p] == 0:
-                continue
-        elif s[DEP_COL + p * N_REGIONS + src - 1] == 0:
-            continue
         for r in range(N_REGIONS):
-            if src != r + 1 and s[DEP_COL + p * N_REGIONS + r] > 0:
+            if not _deploy_route(s, p, src, r):
                 continue
             for c in range(c0, c0 + ncols):
-                if not (occ[r] >> c) & 1:
+                if not (occ >> (r * 12 + c)) & 1:
                     out[n] = A_DEPLOY + (src * N_REGIONS + r) * 4 + c - c0
                     n += 1
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
+def can_deploy(s, T, p):
+    """True when p has a legal deploy (legal_deploy would list one)."""
+    cols = (1 << (T[T_TRACK_COLS] + 1)) - (1 << T[T_FIRST_DEP_COL])      # the deployment columns, as bits
+    occ = _occupied_columns(s)
+    for src in range(N_REGIONS + 1):
+        for r in range(N_REGIONS):
+            if cols & ~(occ >> (r * 12)) and _deploy_route(s, p, src, r):
+                return True
+    return False
+
+
+@njit(cache=True, _nrt=False)
 def do_deploy(s, T, p, src, r, c):
     """Place the unit, take its column's immediate effects, cap unrest (EN:480-497, rulings A-25)."""
     if src == 0:
@@ -185,7 +208,7 @@ def do_deploy(s, T, p, src, r, c):
     cap_unrest_at_units(s, T, r)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal_demobilize(s, p, out, n, base):
     """Sources: Available (0), Exhausted (1), a deployed unit (2 + region) (EN:507-523)."""
     if s[MIL_AVAIL + p] > 0:
@@ -201,7 +224,7 @@ def legal_demobilize(s, p, out, n, base):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal_transfer(s, T, p, out, n):
     """Negotiations 5 (EN:704): up to 6 of your available cubes to Exhausted so another reclaims as many."""
     for q in range(n_players(s)):
@@ -215,7 +238,7 @@ def legal_transfer(s, T, p, out, n):
 
 
 # ----------------------------------------------------------------------------- the turn procedure
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal_turn(s, T, out):
     p = s[ACTIVE]
     n = 0
@@ -241,7 +264,7 @@ def legal_turn(s, T, out):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def must_settle(s, p):
     """Solitaire: the player's faction must settle when it leads both table issues (EN:884)."""
     if s[MODE] != MODE_SOLO or p != s[SOLO_FACTION]:
@@ -252,7 +275,7 @@ def must_settle(s, p):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def solo_turn_start(s, T):
     """Solitaire: at the start of the player faction's turn the player scores 1 VP if its Faction
     Strength is the sole highest and every faction controls an issue (EN:877-881)."""
@@ -270,7 +293,7 @@ def solo_turn_start(s, T):
     s[SOLO_VP] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def end_turn(s, T):
     if s[MODE] == MODE_TWO:
         if s[ACTIVE] != USA_FACTION:
@@ -295,7 +318,7 @@ def end_turn(s, T):
     s[f + F_A0 + 1] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def turn_proc(s, T, kind, a):
     """Bottom frame: a0 = first placement slot (-1), a1 = transfer used this turn."""
     f = top(s)
@@ -373,7 +396,7 @@ def turn_proc(s, T, kind, a):
 
 
 # ----------------------------------------------------------------------------- mutiny
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def mutiny_player(s, T):
     """First seat clockwise from the active player that is over its unit limit, or -1 (rulings A-10)."""
     for i in range(s[NUM_PLAYERS]):
@@ -383,7 +406,7 @@ def mutiny_player(s, T):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def mutiny_proc(s, T, kind, a):
     """Forced demobilization to the '1' box until every seat is within its zone's limit (EN:531-539)."""
     if kind == D_MUTINY:

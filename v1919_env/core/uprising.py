@@ -24,7 +24,7 @@ MAX_ROLLOFF = 100     # roll-off rounds before a still-standing tie goes to the 
 
 
 # ----------------------------------------------------------------------------- helpers
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def check_regions(s, T, code):
     """Step 1: the named region, the settled issue's region, or all regions tied for most unrest (EN:563)."""
     if code == R_HIGHEST:
@@ -43,7 +43,7 @@ def check_regions(s, T, code):
     return 1 << code
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def modifier_announcer(s, T, r, k):
     """k-th announcer slot for region r: clockwise after the active player, the active player last
     (EN:569, rulings A-14); returns the seat if it has a unit in a +/-1 column there, else -1."""
@@ -54,7 +54,7 @@ def modifier_announcer(s, T, r, k):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def leftmost_unit_owner(s, r):
     """Owner of the unit furthest left in a region (rulings A-02), or -1."""
     best, who = 99, -1
@@ -65,7 +65,7 @@ def leftmost_unit_owner(s, r):
     return who
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def top_issues(s, T, p, r):
     """Bit list (as a count and the first index) of p's highest-star issues in region r."""
     best, n, first = -1, 0, -1
@@ -79,7 +79,7 @@ def top_issues(s, T, p, r):
     return n, first, best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal_uprising_issue(s, T, out):
     p = s[top(s) + F_A0 + 6]
     r = s[UP_REGION]
@@ -92,7 +92,7 @@ def legal_uprising_issue(s, T, out):
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal_affected(s, out):
     k = 0
     for p in range(s[NUM_PLAYERS]):
@@ -102,7 +102,7 @@ def legal_affected(s, out):
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal_modifier(out):
     out[0] = A_MODIFIER
     out[1] = A_MODIFIER + 1
@@ -110,14 +110,14 @@ def legal_modifier(out):
     return 3
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal_sign(out):
     out[0] = A_SIGN
     out[1] = A_SIGN + 1
     return 2
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _start_unsettle(s, T, i, r):
     """The issue leaves its controller, its counters are discarded (EN:620), and bidding starts."""
     prev = s[ISSUE_CTRL + i]
@@ -127,7 +127,7 @@ def _start_unsettle(s, T, i, r):
 
 
 # ----------------------------------------------------------------------------- the uprising check
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def uprising_proc(s, T, kind, a):
     """Frame: a0 region code, a1 die modifier, a2 per-counter kind (-1), a3 otherwise-unrest,
     a4 otherwise-when (0 no uprising, 1 no unsettle), a5 decider, a6 affected seat, a7 issue."""
@@ -304,7 +304,7 @@ def uprising_proc(s, T, kind, a):
 
 
 # ----------------------------------------------------------------------------- bidding
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _inreg_strength(s, T, p, r):
     if r < 0 or r >= N_REGIONS:
         return 0
@@ -312,12 +312,12 @@ def _inreg_strength(s, T, p, r):
     return T[T_DEP_BID + c] if c > 0 else 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _beats(st, inf, hst, hinf):
     return st > hst or (st == hst and inf > hinf)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _can_beat(s, T, p):
     f = top(s)
     i = s[f + F_A0]
@@ -327,7 +327,7 @@ def _can_beat(s, T, p):
     return _beats(st, min(15, s[INF_AVAIL + p]), s[BID_STR], s[BID_INF])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal_bid(s, T, p, out, n):
     """Complete offers that beat the standing bid: military first, influence breaks ties (rulings A-11)."""
     f = top(s)
@@ -348,7 +348,7 @@ def legal_bid(s, T, p, out, n):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _offer_key(s, T, p, x, r):
     """(strength, influence) of offer x of p as one comparable number; -1 for no offer."""
     if x < 0:
@@ -356,7 +356,7 @@ def _offer_key(s, T, p, x, r):
     return ((x // 64) * _inreg_strength(s, T, p, r) + (x // 16) % 4) * 16 + x % 16
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def solo_bid_proc(s, T, kind, a):
     """Solitaire bidding (EN:928-947, rulings A-32). Frame a3, a4: the offers (`bid` offsets, -1 none)
     of the two bots, in faction order. The bots' offers are fixed first: units by the chart,
@@ -410,7 +410,7 @@ def solo_bid_proc(s, T, kind, a):
     _award_bid(s, T)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal_bid_tie(s, out):
     """The two bots whose equal offers tie (solitaire, EN:947)."""
     k = 0
@@ -421,7 +421,7 @@ def legal_bid_tie(s, out):
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def bid_proc(s, T, kind, a):
     """Frame: a0 issue, a1 region for in-region units (-1 none), a2 first bidder (the old controller)."""
     if s[MODE] == MODE_SOLO:
@@ -461,7 +461,7 @@ def bid_proc(s, T, kind, a):
     _award_bid(s, T)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _set_high_bid(s, T, p, x, r):
     """Record offer x (a `bid` action offset) of p as the standing high bid (-1: none)."""
     s[BID_HIGH] = p if x >= 0 else -1
@@ -474,7 +474,7 @@ def _set_high_bid(s, T, p, x, r):
     s[BID_NAVAIL] = k
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _award_bid(s, T):
     """The high bidder takes the issue and pays its whole offer (rulings A-11); with no bid the issue
     goes to the top of the discards (EN:605, rulings A-38). Ends the bid frame."""
@@ -502,7 +502,7 @@ def _award_bid(s, T):
 
 
 # ----------------------------------------------------------------------------- strategy draft
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def legal_draft(s, T, out):
     k = 0
     for j in range(n_players(s) + T[T_STRAT_EXTRA]):
@@ -517,7 +517,7 @@ def legal_draft(s, T, out):
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def draft_proc(s, T, kind, a):
     """Lowest star total picks first; ties: closest clockwise from the active player (EN:682-690).
     The 2-player USA drafts no card (EN:825)."""
