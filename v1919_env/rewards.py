@@ -24,7 +24,7 @@ def ranking_key(score: dict) -> tuple[int, int, int]:
 def ranks(scores: list[dict]) -> list[int]:
     """Rank per seat: 1 + the number of seats strictly ahead (tied seats share a rank)."""
     keys = [ranking_key(s) for s in scores]
-    return [1 + sum(1 for u in keys if u > k) for k in keys]
+    return [1 + sum(u > k for u in keys) for k in keys]
 
 
 def tie_breaks(scores: list[dict]) -> list[str | None]:
@@ -33,7 +33,7 @@ def tie_breaks(scores: list[dict]) -> list[str | None]:
     keys = [ranking_key(s) for s in scores]
     out = []
     for k in keys:
-        if sum(1 for u in keys if u == k) > 1:
+        if keys.count(k) > 1:
             out.append("shared")
             continue
         below = [u for u in keys if u < k]
@@ -41,7 +41,8 @@ def tie_breaks(scores: list[dict]) -> list[str | None]:
             out.append(None)
             continue
         nxt = max(below)
-        out.append(next(c for c, a, b in zip(RANKING_CRITERIA, k, nxt) if a != b))
+        out.append(RANKING_CRITERIA[0] if k[0] != nxt[0] else RANKING_CRITERIA[1] if k[1] != nxt[1]
+                   else RANKING_CRITERIA[2])
     return out
 
 
