@@ -77,7 +77,7 @@ def test_games_with_an_external_policy_equal_game_by_game_stepping():
             assert np.array_equal(obs[b], ref.observe()[0])
             ref.step(int(acts[b]))
             if dones[b]:
-                assert ref.game.is_over and rewards[b] == terminal_rewards(ref.game.scores(), "win_loss")[ref.seat]
+                assert ref.game.is_over and rewards[b] == np.float32(terminal_rewards(ref.game.scores(), "win_loss")[ref.seat])
                 refs[b] = ReplayedGame(int(env.game_seeds[b]), int(env.seats[b]), 4, env.pol[b].copy())
                 ended += 1
         obs = obs2.copy()
