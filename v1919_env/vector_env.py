@@ -129,7 +129,7 @@ class VectorEnv:
         self.seats = self.G[:, K.G_SEAT]              # views of the per-game table
         self.game_seeds = self.G[:, K.G_SEED]         # seed of each game's current episode
         self.who = self.G[:, K.G_WHO]                 # the seat that decides next (-1: over)
-        self._ended = self.G[:, K.G_END]
+        self._ended = np.zeros(n, np.int8)               # how the last call ended each episode (K.RUNNING ...)
         self._rewards = np.zeros(n, np.float32)
         self._fin_obs = np.zeros((n, OBS_SIZE), np.float32)
         self._fin_pol = np.zeros((n, L.MAX_PLAYERS), np.int64)
@@ -203,8 +203,8 @@ class VectorEnv:
     def _kernel_args(self, obs, masks) -> tuple:
         """The arguments every kernel call shares after its own (see v1919_env.vector_kernels)."""
         return (self._cfg, self._opp_codes, self._opp_cum, self._ep_rng, self._kinds, self._weights,
-                self.illegal_penalty, self.pol, self.rng, self.G, obs, masks, self._rewards, self._fin_obs,
-                self._fin_pol, self._fin_scores, self._legal)
+                self.illegal_penalty, self.pol, self.rng, self.G, obs, masks, self._rewards, self._ended,
+                self._fin_obs, self._fin_pol, self._fin_scores, self._legal)
 
     def _play_externals(self, obs: np.ndarray, masks: np.ndarray) -> None:
         """Play the external seats (one batched call per policy and round) until every game waits
@@ -241,17 +241,16 @@ class VectorEnv:
 
     def _info(self, b: int) -> dict:
         """Info of the episode game b ended in the last step."""
-        g = self.G[b]
-        seat = int(g[K.G_FIN_SEAT])
-        info = {"seat": seat, "game_seed": int(g[K.G_FIN_SEED]),
+        g = self.G[b].tolist()
+        info = {"seat": g[K.G_FIN_SEAT], "game_seed": g[K.G_FIN_SEED],
                 "opponents": [self._code_labels[c] for c in self._fin_pol[b, :self.num_players].tolist()]}
-        if g[K.G_END] == K.ILLEGAL:
+        if self._ended[b] == K.ILLEGAL:
             info["illegal_action"] = True
         else:
             if self.score_info:
                 info["scores"] = score_rows(self._fin_scores[b], self.num_players)
             info["winner"] = bool(g[K.G_FIN_WIN])
-        info["episode"] = {"r": float(self._rewards[b]), "l": int(g[K.G_FIN_LEN])}
+        info["episode"] = {"r": float(self._rewards[b]), "l": g[K.G_FIN_LEN]}
         return info
 
     def reset_all(self) -> tuple[np.ndarray, np.ndarray]:

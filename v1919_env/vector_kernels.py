@@ -13,11 +13,11 @@ Each game has a row of seat policy codes `pol[b, seat]`:
   every game waiting on it and hand the actions to `vector_continue`.
 
 Per-game bookkeeping lives in one int64 table `G[b, G_*]`: seat, seed, who decides, episode
-length, how the step ended the episode, the record of the episode that ended (seat, seed,
-length, learner won), and how many legal actions the learner has, listed in `legal_ids[b]` so
+length, the record of the episode that ended (seat, seed, length, learner won), and how many legal actions the learner has, listed in `legal_ids[b]` so
 that the next step checks the learner's action without generating them again. `fin_pol` and
 `fin_scores` keep the ended episode's seat codes and score table (core.scoring.score_table) until
-the next call (infos are built from them). Each game also has its own policy
+the next call (infos are built from them); `ends[b]` (int8, contiguous for the caller) says how
+this call ended game b's episode (RUNNING, TERMINATED, TRUNCATED, ILLEGAL). Each game also has its own policy
 generator `rng[b]` (xorshift64 state, never zero; seed * 2 + 1), separate from the game's dice,
 so a game replays from its seed whatever the opponents draw.
 
@@ -49,9 +49,9 @@ COMPILED_POLICIES = {name: code for code, name in enumerate(POLICY_NAMES)}
 """Compiled agents the kernels play (v1919_env.core.bots policy codes), by agent name."""
 
 # G columns
-G_SEAT, G_SEED, G_WHO, G_LEN, G_END, G_FIN_SEAT, G_FIN_SEED, G_FIN_LEN, G_FIN_WIN, G_NLEGAL = range(10)
-G_COLS = 10
-# G[b, G_END]: what this call did to the game's episode
+G_SEAT, G_SEED, G_WHO, G_LEN, G_FIN_SEAT, G_FIN_SEED, G_FIN_LEN, G_FIN_WIN, G_NLEGAL = range(9)
+G_COLS = 9
+# ends[b] (int8, one per game): what this call did to the game's episode
 RUNNING, TERMINATED, TRUNCATED, ILLEGAL = 0, 1, 2, 3
 # cfg entries (int64)
 CFG_PLAYERS, CFG_VARIANT, CFG_NEGOTIATION, CFG_SEAT, CFG_SEATING = 0, 1, 2, 3, 4
@@ -160,7 +160,7 @@ def _new_episode(b, S, T, cfg, pool_codes, pool_cum, ep_rng, pol, rng, G, buf):
 
 
 @njit(cache=True, _nrt=False)
-def _end_episode(b, status, S, T, kinds, weights, penalty, pol, G, rewards, fin_obs, fin_pol, fin_scores):
+def _end_episode(b, status, S, T, kinds, weights, penalty, pol, G, rewards, ends, fin_obs, fin_pol, fin_scores):
     """Record game b's ended episode (status TERMINATED, TRUNCATED or ILLEGAL): its reward, the
     learner's final observation, the episode record and the final score table."""
     s = S[b]
@@ -173,7 +173,7 @@ def _end_episode(b, status, S, T, kinds, weights, penalty, pol, G, rewards, fin_
         win = score_table(s, T, fin_scores[b])
         rewards[b] = terminal_reward(s, seat, kinds, weights, fin_scores[b], win)
         G[b, G_FIN_WIN] = (win >> seat) & 1
-    G[b, G_END] = status
+    ends[b] = status
     G[b, G_FIN_SEAT] = seat
     G[b, G_FIN_SEED] = G[b, G_SEED]
     G[b, G_FIN_LEN] = G[b, G_LEN]
@@ -183,12 +183,12 @@ def _end_episode(b, status, S, T, kinds, weights, penalty, pol, G, rewards, fin_
 
 @njit(cache=True, _nrt=False)
 def _settle(b, S, T, cfg, pool_codes, pool_cum, ep_rng, kinds, weights, penalty, pol, rng, G, obs, masks, rewards,
-            fin_obs, fin_pol, fin_scores, legal_ids, buf):
+            ends, fin_obs, fin_pol, fin_scores, legal_ids, buf):
     """After game b's seats have played: end and restart a finished game, then write the learner's
     observation and mask; returns 1 if the game now waits on an external seat (nothing written)."""
     if G[b, G_WHO] < 0:
         status = TRUNCATED if S[b, GAME_OVER] == 2 else TERMINATED
-        _end_episode(b, status, S, T, kinds, weights, penalty, pol, G, rewards, fin_obs, fin_pol, fin_scores)
+        _end_episode(b, status, S, T, kinds, weights, penalty, pol, G, rewards, ends, fin_obs, fin_pol, fin_scores)
         _new_episode(b, S, T, cfg, pool_codes, pool_cum, ep_rng, pol, rng, G, buf)
     w = G[b, G_WHO]
     if w >= 0 and w != G[b, G_SEAT]:
@@ -206,28 +206,28 @@ def _settle(b, S, T, cfg, pool_codes, pool_cum, ep_rng, kinds, weights, penalty,
 
 @njit(cache=True, _nrt=False)
 def vector_reset(S, T, cfg, pool_codes, pool_cum, ep_rng, kinds, weights, penalty, pol, rng, G, obs, masks, rewards,
-                 fin_obs, fin_pol, fin_scores, legal_ids):
+                 ends, fin_obs, fin_pol, fin_scores, legal_ids):
     """A new episode in every game; returns how many wait on an external seat."""
     buf = stack_empty(MAX_LEGAL, np.int64)
     waiting = 0
     for b in range(S.shape[0]):
-        G[b, G_END] = RUNNING
+        ends[b] = RUNNING
         rewards[b] = 0.0
         _new_episode(b, S, T, cfg, pool_codes, pool_cum, ep_rng, pol, rng, G, buf)
         waiting += _settle(b, S, T, cfg, pool_codes, pool_cum, ep_rng, kinds, weights, penalty, pol, rng, G, obs,
-                           masks, rewards, fin_obs, fin_pol, fin_scores, legal_ids, buf)
+                           masks, rewards, ends, fin_obs, fin_pol, fin_scores, legal_ids, buf)
     return waiting
 
 
 @njit(cache=True, _nrt=False)
 def vector_step(S, T, actions, cfg, pool_codes, pool_cum, ep_rng, kinds, weights, penalty, pol, rng, G, obs, masks,
-                rewards, fin_obs, fin_pol, fin_scores, legal_ids):
+                rewards, ends, fin_obs, fin_pol, fin_scores, legal_ids):
     """One learner action per game (actions[b]), everything else of the vector step in one call
     (see the module docstring); returns how many games wait on an external seat."""
     buf = stack_empty(MAX_LEGAL, np.int64)
     waiting = 0
     for b in range(S.shape[0]):
-        G[b, G_END] = RUNNING
+        ends[b] = RUNNING
         rewards[b] = 0.0
         G[b, G_LEN] += 1
         s = S[b]
@@ -242,16 +242,16 @@ def vector_step(S, T, actions, cfg, pool_codes, pool_cum, ep_rng, kinds, weights
             apply_action(s, T, a)
             G[b, G_WHO] = advance(s, T, pol[b], buf, rng[b:b + 1])
         else:
-            _end_episode(b, ILLEGAL, S, T, kinds, weights, penalty, pol, G, rewards, fin_obs, fin_pol, fin_scores)
+            _end_episode(b, ILLEGAL, S, T, kinds, weights, penalty, pol, G, rewards, ends, fin_obs, fin_pol, fin_scores)
             _new_episode(b, S, T, cfg, pool_codes, pool_cum, ep_rng, pol, rng, G, buf)
         waiting += _settle(b, S, T, cfg, pool_codes, pool_cum, ep_rng, kinds, weights, penalty, pol, rng, G, obs,
-                           masks, rewards, fin_obs, fin_pol, fin_scores, legal_ids, buf)
+                           masks, rewards, ends, fin_obs, fin_pol, fin_scores, legal_ids, buf)
     return waiting
 
 
 @njit(cache=True, _nrt=False)
 def vector_continue(S, T, rows, actions, bad, cfg, pool_codes, pool_cum, ep_rng, kinds, weights, penalty, pol, rng, G,
-                    obs, masks, rewards, fin_obs, fin_pol, fin_scores, legal_ids):
+                    obs, masks, rewards, ends, fin_obs, fin_pol, fin_scores, legal_ids):
     """External seats' actions: actions[k] for the seat game rows[k] waits on. A legal one is
     applied and the game goes on as in vector_step; an illegal one sets bad[k] = 1 and leaves the
     game unchanged. Returns how many of rows still wait on an external seat."""
@@ -264,7 +264,7 @@ def vector_continue(S, T, rows, actions, bad, cfg, pool_codes, pool_cum, ep_rng,
         if s[GAME_OVER] == 0 and try_step(s, T, actions[k], buf):
             G[b, G_WHO] = advance(s, T, pol[b], buf, rng[b:b + 1])
             waiting += _settle(b, S, T, cfg, pool_codes, pool_cum, ep_rng, kinds, weights, penalty, pol, rng, G, obs,
-                               masks, rewards, fin_obs, fin_pol, fin_scores, legal_ids, buf)
+                               masks, rewards, ends, fin_obs, fin_pol, fin_scores, legal_ids, buf)
         else:
             bad[k] = 1
             waiting += 1
