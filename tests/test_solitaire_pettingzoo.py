@@ -14,8 +14,9 @@ from v1919_env.solitaire_features import SOLO_FEATURES, solo_features
 from v1919_env.solitaire_gym import SolitaireEnv
 
 
-def _play(e, seed: int, rng: np.random.Generator):
-    """Random legal play to the end: (rewards summed from last(), actions, steps)."""
+def _play(e, seed: int, rng: np.random.Generator, check=None):
+    """Random legal play to the end: (rewards summed from last(), actions); check(e, obs, info), if
+    given, runs before every action."""
     e.reset(seed=seed)
     total, actions = 0.0, []
     for agent in e.agent_iter():
@@ -24,6 +25,8 @@ def _play(e, seed: int, rng: np.random.Generator):
         if term or trunc:
             e.step(None)
             continue
+        if check is not None:
+            check(e, obs, info)
         a = int(rng.choice(np.flatnonzero(obs["action_mask"])))
         actions.append(a)
         e.step(a)
@@ -50,26 +53,18 @@ def test_api_test_vector_mode():
 
 @pytest.mark.parametrize("seed", [0, 5])
 def test_return_is_the_players_final_vp_and_masks_are_the_legal_actions(seed):
-    e = env(num_players=1)
-    rng = np.random.default_rng(seed)
-    e.reset(seed=seed)
-    total, steps = 0.0, 0
-    for agent in e.agent_iter():
-        obs, r, term, trunc, info = e.last()
-        total += r
-        if term or trunc:
-            e.step(None)
-            continue
+    def check(e, obs, info):
         g = e.game
         legal = np.zeros(obs["action_mask"].shape, np.int8)
         legal[g.legal_actions()] = 1
         assert np.array_equal(obs["action_mask"], legal)
         assert np.allclose(obs["solitaire"], solo_features(g))
         assert info["faction"] == g.seat_name(g.solo_faction).lower() and info["player_vp"] == g.player_vp
-        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-        steps += 1
+
+    e = env(num_players=1)
+    total, actions = _play(e, seed, np.random.default_rng(seed), check)
     assert e.game.is_over and total == e.game.player_vp
-    assert steps > 0
+    assert len(actions) > 0
 
 
 def test_a_vp_scored_is_paid_when_it_is_scored():
