@@ -1,6 +1,8 @@
-"""Agents for Versailles 1919: built by name (`make_agent("random", seed=0)`), one module each.
-
-See agents/base.py for the interface."""
+"""Agents for Versailles 1919: built by name (`make_agent("random", seed=0)`), one module each
+(base.py has the interface and the registry), the games they play (`play`), the `v1919 play`,
+`tournament` and `replay` commands (`commands`) and tournaments (`tournament/`). May import all of
+`v1919_env` except its commands (cli, bench, docs); never `training`.
+"""
 from .base import (Agent, AgentError, agent_names, agent_options, make_agent, parse_agent_spec, register,
                    require_game)
 from . import greedy, ismcts, random_agent, rulebot  # noqa: F401  (register "greedy", "ismcts", "random", "rulebot")

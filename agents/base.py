@@ -65,6 +65,8 @@ def require_game(agent: Agent, game):
 
 
 _REGISTRY: dict[str, type[Agent]] = {}
+"""Agent classes by name. The built-in agents register when the `agents` package is imported, which
+Python does before any of its modules (this one included), so the registry is complete when used."""
 
 
 def register(name: str):
@@ -80,20 +82,13 @@ def register(name: str):
     return deco
 
 
-def _load_builtin() -> None:
-    # importing the package registers every built-in agent
-    import agents  # noqa: F401
-
-
 def agent_names() -> list[str]:
     """Names of every registered agent, sorted."""
-    _load_builtin()
     return sorted(_REGISTRY)
 
 
 def agent_options(name: str) -> dict[str, Any]:
     """The keyword options of an agent with their defaults (inspect.Parameter.empty when required)."""
-    _load_builtin()
     if name not in _REGISTRY:
         raise AgentError(f"unknown agent {name!r}; agents: {', '.join(sorted(_REGISTRY))}")
     sig = inspect.signature(_REGISTRY[name].__init__)

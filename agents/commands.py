@@ -13,6 +13,33 @@ from .base import AgentError
 DEFAULT_TOURNAMENT_DIR = Path("runs") / "tournaments"
 
 
+class CommandError(ValueError):
+    """A command-line value that is wrong; the CLI prints it as one line naming the option."""
+
+
+def solitaire_settings(args, num_players: int) -> dict | None:
+    """The solitaire Game.new settings of --faction and --target-vp ({"faction", "target_vp"}; None
+    for a game of 2 to 4 players); CommandError naming the option for a bad value."""
+    from v1919_env.core.layout import SOLO_DEFAULT_TARGET
+    from v1919_env.game import SOLO_FACTION_NAMES
+
+    faction, target = args.faction, args.target_vp
+    if num_players != 1:
+        for opt, v in (("--faction", faction), ("--target-vp", target)):
+            if v is not None:
+                raise CommandError(f"{opt}: a solitaire option (1 player), this game has {num_players} players")
+        return None
+    if faction is not None and faction.lower() not in SOLO_FACTION_NAMES:
+        raise CommandError(f"--faction: one of {', '.join(SOLO_FACTION_NAMES)}, got {faction!r}")
+    try:
+        vp = SOLO_DEFAULT_TARGET if target is None else int(target)
+    except ValueError:
+        vp = None
+    if vp is None or not 1 <= vp <= 999:
+        raise CommandError(f"--target-vp: an integer in 1..999 (the VP the player needs to win), got {target!r}")
+    return {"faction": None if faction is None else faction.lower(), "target_vp": vp}
+
+
 def _err(msg: str) -> None:
     print(f"error: {msg}", file=sys.stderr)
 
@@ -21,13 +48,13 @@ def print_game(specs: list[dict], *, num_players: int, seed: int, variant: str =
                log: bool = True, record_path: str | None = None, solitaire: dict | None = None) -> int:
     """Play one game between the agents of `specs` and print it: the board, every decision (when
     `log`), the final board and the scoring table. Used by `v1919 play` and `v1919 demo`.
-    `solitaire`: the 1-player game's {"faction", "target_vp"} (cli.solitaire_settings)."""
+    `solitaire`: the 1-player game's {"faction", "target_vp"} (solitaire_settings)."""
     from v1919_env.game import Game
-    from v1919_env.vocab import NATIONS
+    from v1919_env.core.vocab import NATIONS
 
     from .human import QuitGame
     from .play import build_agents, format_move, format_result, run_game
-    from .records import replay, write_record
+    from v1919_env.records import replay, write_record
 
     try:
         agents = build_agents(specs)
@@ -85,8 +112,6 @@ def cmd_play(args) -> int:
         _err(f"--agents: name 1 (solitaire), 2, 3 or 4 agents, one per seat (got {len(specs)}: "
              f"{', '.join(s['label'] for s in specs)})")
         return 2
-    from v1919_env.cli import solitaire_settings
-
     solitaire = solitaire_settings(args, len(specs))
     return print_game(specs, num_players=len(specs), seed=args.seed, variant=args.variant, log=args.log,
                       record_path=args.record, solitaire=solitaire)
@@ -110,8 +135,6 @@ def cmd_demo(args) -> int:
         specs, notes = default_lineup(args.players or 4)
         for note in notes:
             print(f"note: {note}", file=sys.stderr)
-    from v1919_env.cli import solitaire_settings
-
     solitaire = solitaire_settings(args, len(specs))
     return print_game(specs, num_players=len(specs), seed=args.seed, variant=args.variant, log=args.log,
                       solitaire=solitaire)
@@ -168,7 +191,7 @@ def _solitaire_note(rec: dict) -> str:
 
 def cmd_replay(args) -> int:
     from .play import format_move, format_result
-    from .records import RecordError, find_game, read_games, replay, result_differences
+    from v1919_env.records import RecordError, find_game, read_games, replay, result_differences
 
     if args.to is not None and args.to < 0:
         _err(f"--to: a step number (0 or more), got {args.to}")

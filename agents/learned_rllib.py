@@ -1,4 +1,4 @@
-"""The `learned` agent's reader of RLlib checkpoints (`v1919 train-rllib`, training/rllib_backend.py).
+"""The `learned` agent's reader of RLlib checkpoints (`v1919 train-rllib`, training/rllib/backend.py).
 
 `learned:path=DIR` with DIR an RLlib algorithm checkpoint (`checkpoints/iter_<N>/`; the module
 `learner` inside it is played) or an RLModule checkpoint directory. The module is RLlib's

@@ -1,4 +1,4 @@
-"""Play one game between agents, one per seat, and return its record (agents/records.py).
+"""Play one game between agents, one per seat, and return its record (v1919_env/records.py).
 
     agents = [make_agent("random") for _ in range(4)]
     rec = run_game(agents, specs, num_players=4, seed=0)
@@ -7,7 +7,7 @@ For every decision the deciding seat gets its own observation and action mask (b
 compiled core as the environments build them); agents with `needs_game` also get a *clone* of the
 game, so nothing an agent does to it can change the game being played (a search agent must still
 read hidden information only through `game.determinize`). An agent that raises, or returns
-anything but a legal action id, forfeits the game (see agents/records.py); `QuitGame` from the
+anything but a legal action id, forfeits the game (see v1919_env/records.py); `QuitGame` from the
 human agent is not a forfeit: it propagates to the caller with the game attached.
 """
 from __future__ import annotations
@@ -24,7 +24,7 @@ from v1919_env.game import Game
 
 from .base import Agent, AgentError, agent_names, make_agent, parse_agent_spec
 from .human import QuitGame
-from .records import game_result, make_record
+from v1919_env.records import game_result, make_record
 
 OnMove = Callable[[Game, int, int, int], None]
 
@@ -137,7 +137,7 @@ def format_move(game: Game, step: int, seat: int, action: int) -> str:
     on a bot's choice), description."""
     who = f"{game.seat_name(seat):<7}"
     if game.solitaire:
-        from v1919_env.render import decider
+        from v1919_env.view.text import decider
         who = f"{decider(game):<7}"
     elif game.two_player and game.acting_for != seat:
         who += f" for {game.seat_name(game.acting_for)}"

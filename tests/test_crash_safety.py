@@ -132,7 +132,7 @@ def test_a_roll_off_ends_even_if_the_generator_repeats_itself():
     position loader (every die a 1): the tie must still be broken (ruling P-14), not loop."""
     out = run_probe("""
         sys.path.insert(0, "tests")
-        from scenario_helpers import events, issue_deck, regions, settle_through_step_4
+        from helpers.scenario import events, issue_deck, regions, settle_through_step_4
         from v1919_env.core import layout as L
         slots = ["Kurdistan", "Togo", "Tyrol", "Korea", "Vietnam"]
         settled = [{"issue": "Syria", "controller": "uk", "option": "Independent"},
@@ -175,7 +175,7 @@ def test_a_mid_game_position_with_a_zero_generator_is_rejected_not_hung():
 def test_a_failing_opponent_never_leaves_a_live_episode_with_the_wrong_seat(how):
     out = run_probe(f"""
         import v1919_env
-        from v1919_env.gymnasium_env import OpponentError
+        from v1919_env.envs.gymnasium_env import OpponentError
         how = {how!r}
         class Bad:
             def act(self, observation, action_mask):

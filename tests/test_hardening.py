@@ -8,7 +8,7 @@ import v1919_env
 from v1919_env.actions import NUM_ACTIONS, IllegalActionError, action_id, action_ids
 from v1919_env.core.step import init_batch, mask_batch, step_batch, step_batch_unchecked
 from v1919_env.game import Game, PositionError, card_tables
-from v1919_env.gymnasium_env import OpponentError
+from v1919_env.envs.gymnasium_env import OpponentError
 
 
 # ----------------------------------------------------------------------------- what an action id is

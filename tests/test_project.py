@@ -23,7 +23,7 @@ def test_torch_is_pinned_exactly():
 
 
 def test_core_and_envs_import_without_torch():
-    code = ("import sys, v1919_env, v1919_env.game, v1919_env.pettingzoo_env, v1919_env.gymnasium_env\n"
+    code = ("import sys, v1919_env, v1919_env.game, v1919_env.envs.pettingzoo_env, v1919_env.envs.gymnasium_env\n"
             "print('torch' in sys.modules, 'stable_baselines3' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]

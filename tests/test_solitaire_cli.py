@@ -133,7 +133,7 @@ def test_solitaire_record_keeps_faction_and_level(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "reproduces" in out and "solitaire faction usa, target 3 VP" in out
     # the same actions under the default settings are another game: the settings are what replays it
-    from agents.records import replay, result_differences, RecordError
+    from v1919_env.records import replay, result_differences, RecordError
     old = {k: v for k, v in rec.items() if k != "solitaire"}
     try:
         diffs = result_differences(old, replay(old))

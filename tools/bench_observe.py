@@ -24,8 +24,8 @@ from v1919_env.core import layout as L
 from v1919_env.core.bots import random_action
 from v1919_env.core.observe import OBS_SIZE, observe
 from v1919_env.core.step import apply_action, legal
-from v1919_env.vector_env import VectorEnv
-from v1919_env.vector_kernels import G_NLEGAL
+from v1919_env.envs.vector_env import VectorEnv
+from v1919_env.envs.vector_kernels import G_NLEGAL
 
 
 def sample_states(num_players: int, games: int = 256, snapshots: int = 4, seed: int = 3) -> tuple[np.ndarray, np.ndarray]:

@@ -11,7 +11,7 @@ assignments). An assignment is ranked by
 3. the total size of those changes;
 4. the order of the domains (deterministic tie-break).
 
-Domains encode the estimation rules of `v1919_env/data/README.md` (E3/E4): e.g. the USA never
+Domains encode the estimation rules of `v1919_env/cards/data/README.md` (E3/E4): e.g. the USA never
 loses Happiness on an independence option. Run it to print, per component, the shipped values, the
 best assignment and the lines it leaves unmet:
 
@@ -19,7 +19,7 @@ best assignment and the lines it leaves unmet:
     .venv/bin/python tools/estimate_search.py --json
 
 Lines are IT:line of /work/shared/rules/000_d4f6b35e6dd1bfef.txt (the Player's Manual example
-IT:1250-1787 and the solitaire example IT:1789-2085). tests/test_examples_figures.py checks that
+IT:1250-1787 and the solitaire example IT:1789-2085). tests/examples/test_examples_figures.py checks that
 the shipped data is a best assignment of every component and replays the figures in the engine.
 """
 from __future__ import annotations
@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-DATA = Path(__file__).resolve().parents[1] / "v1919_env" / "data" / "standard"
+DATA = Path(__file__).resolve().parents[1] / "v1919_env" / "cards" / "data" / "standard"
 
 
 def load_data(folder: Path = DATA) -> dict:

@@ -1,5 +1,5 @@
 """Fingerprint of the core's observations, legal-action lists and random play, to check that a speed
-change of core/observe.py, the legal-action code or v1919_env/vector_kernels.py changes no output.
+change of core/observe.py, the legal-action code or v1919_env/envs/vector_kernels.py changes no output.
 
     python tools/obs_fingerprint.py            # prints one hash per case and a combined hash
     python tools/obs_fingerprint.py --quick    # fewer games and steps
@@ -27,7 +27,7 @@ from v1919_env.core.board import _policy_next
 from v1919_env.core.observe import OBS_SIZE, observe
 from v1919_env.core.step import apply_action, legal
 from v1919_env.game import Game
-from v1919_env.vector_env import VectorEnv
+from v1919_env.envs.vector_env import VectorEnv
 
 
 def vector_case(num_players: int, opponents, weights, games: int, steps: int, seed: int = 7) -> str:
@@ -38,7 +38,7 @@ def vector_case(num_players: int, opponents, weights, games: int, steps: int, se
     obs = env.reset()
     rng = np.random.default_rng(seed)
     rows = np.arange(games)
-    from v1919_env.vector_kernels import G_NLEGAL
+    from v1919_env.envs.vector_kernels import G_NLEGAL
     for _ in range(steps):
         masks = env.action_masks()
         h.update(obs.tobytes())

@@ -27,8 +27,8 @@ def measure(cfg: dict, runners: int, iterations: int, num_cpus: int, envs: int |
     `envs` envs each, default the config's)."""
     import ray
 
-    from training.rllib_backend import build_algorithm, init_ray, iteration_row
-    from training.rllib_config import config_from_dict
+    from training.rllib.backend import build_algorithm, init_ray, iteration_row
+    from training.rllib.config import config_from_dict
 
     envs = envs or cfg["ray"]["num_envs_per_env_runner"]
     cfg = config_from_dict({**cfg, "ray": {**cfg["ray"], "num_env_runners": runners, "num_envs_per_env_runner": envs}},
@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     import torch
 
-    from training.rllib_config import load_config
+    from training.rllib.config import load_config
 
     torch.set_num_threads(1)
     cfg = load_config(args.config)

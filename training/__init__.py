@@ -3,5 +3,6 @@
 Stages, one module each: config (YAML validation and defaults), envs (the compiled vector env as an
 SB3 VecEnv), opponents (frozen past policies, the opponent pool), policy (the network), learner
 (MaskablePPO, run directory, checkpoints, schedule, budget, resume), evaluate (tournaments against
-the baselines), plots (learning curve), cli.
+the baselines), plots (learning curve), cli; the Ray RLlib backend in `training/rllib/`. May
+import `agents` and `v1919_env` (except its commands); torch and the RL libraries only here.
 """

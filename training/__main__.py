@@ -3,7 +3,7 @@
 import sys
 
 if sys.argv[1:2] == ["rllib"]:
-    from .rllib_cli import main
+    from training.rllib.cli import main
 
     sys.exit(main(sys.argv[2:]))
 from .cli import main

@@ -99,8 +99,8 @@ def _layers(cfg: dict, path: str) -> None:
 def validate(cfg: dict) -> dict:
     """Check every field of a merged config; returns it."""
     from agents.base import agent_names, parse_agent_spec
-    from v1919_env.vector_env import reward_weights
-    from v1919_env.vector_kernels import COMPILED_POLICIES
+    from v1919_env.envs.vector_env import reward_weights
+    from v1919_env.envs.vector_kernels import COMPILED_POLICIES
 
     _number(cfg, "seed", int, 0)
     if cfg["num_players"] not in (2, 3, 4) or isinstance(cfg["num_players"], bool):

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 from stable_baselines3.common.vec_env import VecEnv, VecMonitor
 
-from v1919_env.vector_env import VectorEnv
+from v1919_env.envs.vector_env import VectorEnv
 
 
 class SB3VectorEnv(VectorEnv, VecEnv):
-    """v1919_env.vector_env.VectorEnv as a real `VecEnv` subclass (what SB3 and sb3-contrib check
+    """v1919_env.envs.vector_env.VectorEnv as a real `VecEnv` subclass (what SB3 and sb3-contrib check
     with isinstance); every method is the vector env's own."""
 
     def __init__(self, **kwargs):

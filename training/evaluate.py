@@ -12,6 +12,7 @@ from agents.tournament.runner import finished_games
 from agents.tournament.stats import agent_rows
 
 LEARNED = "learned"
+EVAL_SEED_OFFSET = 7919       # evaluations play the same game seeds at every step (less noise in the curve)
 CSV_COLUMNS = ("step", "minutes", "opponent", "games", "wins", "win_rate", "win_low", "win_high", "mean_total",
                "mean_rank")
 
@@ -91,7 +92,6 @@ def main(argv: list[str] | None = None) -> int:
     cfg["evaluation"]["opponents"] = list(args.opponents)
     if args.workers is not None:
         cfg["evaluation"]["workers"] = args.workers
-    from .learner import EVAL_SEED_OFFSET
     rows = evaluate(args.checkpoint, cfg, Path(args.run_dir) / "eval" / "extra", args.games,
                     seed=cfg["seed"] + EVAL_SEED_OFFSET, progress=True)
     print(json.dumps(rows, indent=1))

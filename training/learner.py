@@ -27,12 +27,11 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from .config import SELF, ConfigError, dump_config
 from .envs import make_vec_env
-from .evaluate import append_rows, evaluate
+from .evaluate import EVAL_SEED_OFFSET, append_rows, evaluate
 from .opponents import OpponentPool
 from .plots import plot_learning_curve
 from .policy import policy_kwargs
 
-EVAL_SEED_OFFSET = 7919       # evaluations play the same game seeds at every step (less noise in the curve)
 STATE_FILE = "state.json"
 
 

@@ -80,8 +80,8 @@ def teacher_decisions(teacher: str, decisions: int, num_players: int, reward, ga
     from v1919_env.game import Game, card_tables
     from v1919_env.rewards import terminal_rewards
     from v1919_env.variants import variant_index
-    from v1919_env.vector_env import reward_weights
-    from v1919_env.vector_kernels import COMPILED_POLICIES
+    from v1919_env.envs.vector_env import reward_weights
+    from v1919_env.envs.vector_kernels import COMPILED_POLICIES
 
     if teacher not in COMPILED_POLICIES:
         raise ValueError(f"teacher: {teacher!r} is not a compiled agent; choose from {', '.join(COMPILED_POLICIES)}")

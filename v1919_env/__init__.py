@@ -1,6 +1,12 @@
 """v1919_env: Versailles 1919 as a fast, exact reinforcement-learning environment.
 
     from v1919_env import Game, env, gym_env
+
+Layers, each importing only those before it: `core/` (the compiled rules), `cards/` (card data),
+the facade (`actions`, `rewards`, `seating`, `variants`, `positions/`, `game`, `records`),
+`view/` (pictures), `envs/` (PettingZoo, Gymnasium, vector, OpenSpiel, compat adapters), then this
+package's public names (loaded lazily), and on top the commands (`cli`, `bench`, `docs`), which may
+also import `agents` and `training`. tests/test_layout.py checks the order.
 """
 from .cards import CardDataError, CardSet, load_card_set
 
@@ -15,13 +21,13 @@ def __getattr__(name):
         from .game import Game
         return Game
     if name in ("env", "raw_env"):
-        from . import pettingzoo_env
+        from v1919_env.envs import pettingzoo_env
         return getattr(pettingzoo_env, name)
     if name == "gym_env":
-        from .gymnasium_env import gym_env
+        from v1919_env.envs.gymnasium_env import gym_env
         return gym_env
     if name == "solitaire_env":
-        from .solitaire_gym import solitaire_env
+        from v1919_env.envs.solitaire_gym import solitaire_env
         return solitaire_env
     raise AttributeError(name)
 
@@ -32,9 +38,9 @@ def _register() -> None:
     except ImportError:      # pragma: no cover
         return
     if "Versailles1919-v0" not in gymnasium.registry:
-        gymnasium.register(id="Versailles1919-v0", entry_point="v1919_env.gymnasium_env:Versailles1919Env")
+        gymnasium.register(id="Versailles1919-v0", entry_point="v1919_env.envs.gymnasium_env:Versailles1919Env")
     if "Versailles1919Solitaire-v0" not in gymnasium.registry:
-        gymnasium.register(id="Versailles1919Solitaire-v0", entry_point="v1919_env.solitaire_gym:SolitaireEnv")
+        gymnasium.register(id="Versailles1919Solitaire-v0", entry_point="v1919_env.envs.solitaire_gym:SolitaireEnv")
 
 
 _register()

@@ -7,7 +7,7 @@ Action(kind='place', params={'slot': 1, 'n': 4})
 >>> actions.encode("draft", strategy="Global Trade") == actions.encode("draft", strategy=3)
 True
 
-The index convention (v1919_env.card_names): cards by printed number (1-based) or name, regions,
+The index convention (v1919_env.cards.names): cards by printed number (1-based) or name, regions,
 seats and unit sources by name or by their 0-based number. `decode` returns the numbers.
 """
 from __future__ import annotations
@@ -16,44 +16,15 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .core import layout as L
-from .core.actions import NUM_ACTIONS, SEGMENT_BASE, SEGMENT_SIZE, SEGMENTS
-from .card_names import CardNames, names_of, region_index, seat_index
-from .vocab import NATIONS, REGIONS
+from v1919_env.cards.names import CardNames, names_of, region_index, seat_index
+from v1919_env.core import layout as L
+from v1919_env.core.actions import (NUM_ACTIONS, SEGMENT_BASE, SEGMENT_SIZE, SEGMENTS, IllegalActionError, action_id,
+                                    action_ids)
+from v1919_env.core.vocab import NATIONS, REGIONS
 
 __all__ = ["Action", "IllegalActionError", "action_id", "action_ids", "encode", "decode", "describe", "NUM_ACTIONS",
            "SEGMENTS", "segment_table"]
 
-
-class IllegalActionError(ValueError):
-    """An action that is not legal now (or not an action id at all); the game is left unchanged."""
-
-
-def action_id(action) -> int:
-    """The one rule for what an action id is, shared by `Game`, both environments and the batch
-    kernels: a Python `int` or a numpy integer (a 0-d integer array too, as policies return),
-    in 0..NUM_ACTIONS-1. Anything else (a float, a string, None, a bool) raises IllegalActionError."""
-    if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
-        action = action[()]
-    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-        raise IllegalActionError(f"an action must be an integer id (int or numpy integer), got "
-                                 f"{action!r} of type {type(action).__name__}")
-    a = int(action)
-    if not 0 <= a < NUM_ACTIONS:
-        raise IllegalActionError(f"action id {a} is out of range 0..{NUM_ACTIONS - 1}")
-    return a
-
-
-def action_ids(actions, batch: int) -> np.ndarray:
-    """A batch of action ids for the batch kernels: a 1-d integer array (or list of ints) of length
-    `batch`, returned as int64; anything else raises IllegalActionError naming what is wrong."""
-    arr = np.asarray(actions)
-    if arr.dtype.kind not in "iu" or arr.ndim != 1:
-        raise IllegalActionError(f"batch actions must be a 1-d integer array, got dtype {arr.dtype} "
-                                 f"with shape {arr.shape}")
-    if len(arr) != batch:
-        raise IllegalActionError(f"batch actions have length {len(arr)}, the batch has {batch} games")
-    return arr.astype(np.int64, copy=False)
 
 # parameters whose values are not 0-based counters
 _OFFSETS = {("place", "n"): 1, ("deploy", "column"): 5, ("modifier", "delta"): -1, ("transfer", "n"): 1,
@@ -115,7 +86,7 @@ _NAMED = {("deploy", "source"): _source("deploy"), ("demobilize", "source"): _so
           ("naval_flag", "flag"): lambda v, cards: ("uk", "usa").index(v.lower()) if isinstance(v, str)
           and v.lower() in ("uk", "usa") else v,
           ("choose_issue", "issue"): _card("issue"), ("draft", "strategy"): _card("strategy")}
-"""Parameters that also take names (the index convention of v1919_env.card_names)."""
+"""Parameters that also take names (the index convention of v1919_env.cards.names)."""
 
 def _names(cards) -> CardNames:
     if cards is None:

@@ -116,7 +116,7 @@ def bench_envs(num_players: int, seconds: float, seed: int = 0) -> dict:
     """AEC env steps/s (observation and mask built every step, random legal actions) and the
     Gymnasium env's steps/s (learner seat random; opponents random)."""
     from . import env as aec_env
-    from .gymnasium_env import Versailles1919Env
+    from v1919_env.envs.gymnasium_env import Versailles1919Env
 
     rng = random.Random(seed)
     e = aec_env(num_players)
@@ -176,7 +176,7 @@ VECTOR_OPPONENTS = ("random", "rulebot")
 
 def bench_vector_env(num_players: int, seconds: float, sizes=VECTOR_SIZES, opponents=VECTOR_OPPONENTS,
                      seed: int = 0, rounds: int = 9) -> list[dict]:
-    """Learner steps/s of the vector env (v1919_env.vector_env) for each number of games in `sizes`
+    """Learner steps/s of the vector env (v1919_env.envs.vector_env) for each number of games in `sizes`
     against each compiled opponent: one step = VectorEnv.step (SB3 protocol: the learner's actions,
     the opponents' decisions up to its next ones, rewards, auto-reset, infos, observations and
     masks). Two envs per row, stepped in alternating rounds (so both see the same machine load):
@@ -185,8 +185,8 @@ def bench_vector_env(num_players: int, seconds: float, sizes=VECTOR_SIZES, oppon
     core; time waiting for a busy machine's CPU excluded), medians of `rounds` rounds after 200
     warm-up steps; `*_wall` are the same per wall-clock second, `best_*` the best round. The
     learner's actions (uniformly random legal) are drawn outside the timed calls."""
-    from .vector_env import VectorEnv
-    from .vector_kernels import G_NLEGAL
+    from v1919_env.envs.vector_env import VectorEnv
+    from v1919_env.envs.vector_kernels import G_NLEGAL
 
     def play(env, rng, budget) -> tuple[int, float, float]:
         n, rows = env.num_envs, np.arange(env.num_envs)
@@ -243,7 +243,7 @@ def format_vector(rows: list[dict]) -> list[str]:
 def bench_render(num_players: int, seconds: float, seed: int = 0) -> dict:
     """Board pictures of every position of a random game, in order (as a video records them):
     SVG documents/s (Game.to_svg) and rgb_array frames/s (Pillow; needs the render extra)."""
-    from .conformance import play_random
+    from v1919_env.envs.conformance import play_random
     from .game import Game
 
     g = Game.new(num_players, seed=seed)
@@ -261,7 +261,7 @@ def bench_render(num_players: int, seconds: float, seed: int = 0) -> dict:
 
     res = {"positions": len(positions), "svg_per_s": rate(Game.to_svg)}
     try:
-        from .board_raster import board_rgb
+        from v1919_env.view.raster import board_rgb
         board_rgb(positions[0])
     except ImportError as e:
         res["rgb_array_per_s"], res["rgb_array_note"] = None, str(e)
@@ -277,7 +277,7 @@ def bench_openspiel(num_players: int, seconds: float, seed: int = 0) -> dict:
     try:
         import pyspiel
 
-        from . import openspiel_game
+        from v1919_env.envs import openspiel_game
     except ImportError as e:
         return {"decisions_per_s": None, "note": str(e)}
     game = pyspiel.load_game(openspiel_game.SHORT_NAME, {"players": num_players})

@@ -44,46 +44,24 @@ SOLITAIRE_HELP = ("the solitaire game only (1 player): --faction uk|france|usa, 
 
 
 def add_solitaire_options(parser: argparse.ArgumentParser) -> None:
-    """--faction and --target-vp (checked by solitaire_settings, so that a bad value is one line)."""
+    """--faction and --target-vp (checked by agents.commands.solitaire_settings, so that a bad value is one line)."""
     parser.add_argument("--faction", default=None, metavar="uk|france|usa",
                         help="the faction the solitaire player starts with (default: the one that goes last)")
     parser.add_argument("--target-vp", default=None, metavar="N",
                         help="the solitaire level: the VP the player needs to win, 1..999 (default 20)")
 
 
-def solitaire_settings(args, num_players: int) -> dict | None:
-    """The solitaire Game.new settings of --faction and --target-vp ({"faction", "target_vp"}; None
-    for a game of 2 to 4 players); UsageError naming the option for a bad value."""
-    from .core.layout import SOLO_DEFAULT_TARGET
-    from .game import SOLO_FACTION_NAMES
-
-    faction, target = args.faction, args.target_vp
-    if num_players != 1:
-        for opt, v in (("--faction", faction), ("--target-vp", target)):
-            if v is not None:
-                raise UsageError(f"{opt}: a solitaire option (1 player), this game has {num_players} players")
-        return None
-    if faction is not None and faction.lower() not in SOLO_FACTION_NAMES:
-        raise UsageError(f"--faction: one of {', '.join(SOLO_FACTION_NAMES)}, got {faction!r}")
-    try:
-        vp = SOLO_DEFAULT_TARGET if target is None else int(target)
-    except ValueError:
-        vp = None
-    if vp is None or not 1 <= vp <= 999:
-        raise UsageError(f"--target-vp: an integer in 1..999 (the VP the player needs to win), got {target!r}")
-    return {"faction": None if faction is None else faction.lower(), "target_vp": vp}
-
-
 def _user_errors() -> tuple[type[Exception], ...]:
     """Errors caused by what the user asked for: printed as one line, never as a traceback."""
     from .actions import IllegalActionError
     from .cards import CardDataError
-    from .position import PositionError
+    from v1919_env.positions.write import PositionError
 
     errs = [UsageError, CardDataError, PositionError, IllegalActionError, FileNotFoundError, IsADirectoryError, PermissionError]
     try:
         from agents.base import AgentError
-        errs.append(AgentError)
+        from agents.commands import CommandError
+        errs += [AgentError, CommandError]
     except ImportError:        # pragma: no cover  (the agents package ships with this one)
         pass
     return tuple(errs)
@@ -139,7 +117,7 @@ def _cmd_replay(args) -> int:
     """`v1919 replay`: printed by agents/commands.py, or written as an HTML viewer with --html."""
     if args.html is None:
         return _cmd_agents(args)
-    from .viewer import ReplayError, ReplayMismatch, write_replay_html_from_file
+    from v1919_env.view.replay_html import ReplayError, ReplayMismatch, write_replay_html_from_file
     if args.to is not None and args.to < 0:
         print(f"error: --to: a step number (0 or more), got {args.to}", file=sys.stderr)
         return 2
@@ -255,7 +233,7 @@ def build_parser() -> argparse.ArgumentParser:
                         description=DESCRIPTION, epilog="example:\n  v1919 train configs/train/smoke.yaml",
                         formatter_class=argparse.RawDescriptionHelpFormatter)
     add_arguments(tr).set_defaults(func=_cmd_train)
-    from training import rllib_cli     # imports Ray only when run
+    from training.rllib import cli as rllib_cli     # imports Ray only when run
     rl = sub.add_parser("train-rllib", help="multi-agent PPO on Ray RLlib, local or on a cluster (needs the rllib "
                         "extra)", description=rllib_cli.DESCRIPTION, epilog=rllib_cli.EPILOG,
                         formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -23,7 +23,7 @@ def actions_doc() -> str:
     """docs/actions.md: the segment table, the index convention, the decisions and turn order."""
     from .actions import SOURCES, segment_table
     from .core.layout import DECISION_NAMES
-    from .vocab import REGIONS
+    from v1919_env.core.vocab import REGIONS
     sources = "\n".join(f"| {kind} | " + ", ".join(f"{k} {n}" for k, n in enumerate(names)) + " |"
                          for kind, names in SOURCES.items())
     decisions = "\n".join(f"| {k} | {name} |" for k, name in sorted(DECISION_NAMES.items()))
@@ -36,7 +36,7 @@ Generated from `v1919_env/core/actions.py` (`python -m v1919_env.docs`).
 ## One index convention
 
 `encode(kind, **params)` (and positions, and `Game.issue_name` / `event_name` / `strategy_name` /
-`option_name`) take names wherever a number is taken (`v1919_env/card_names.py`):
+`option_name`) take names wherever a number is taken (`v1919_env/cards/names.py`):
 
 - **Cards by their printed number, 1-based** (issues 1..53, events 1..46, strategy cards 1..10: the
   `choose_issue` and `draft` parameters, positions, the name helpers) **or by name** (or data id, any

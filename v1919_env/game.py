@@ -23,16 +23,16 @@ from .core.setup import new_game
 from .core.solo import solo_configure
 from .core.step import MAX_LEGAL, legal, try_step
 from .core.step import run as run_kernel
-from .card_names import CardNames, is_int, names_of
-from .position import FORMAT as POSITION_FORMAT  # noqa: F401  (re-exported)
-from .position import VERSION as POSITION_VERSION  # noqa: F401  (re-exported)
-from .position import PositionError  # noqa: F401  (re-exported)
-from .position import from_dict as _from_dict
-from .position import to_dict as _to_dict
+from v1919_env.cards.names import CardNames, is_int, names_of
+from v1919_env.positions.write import FORMAT as POSITION_FORMAT  # noqa: F401  (re-exported)
+from v1919_env.positions.write import VERSION as POSITION_VERSION  # noqa: F401  (re-exported)
+from v1919_env.positions.write import PositionError  # noqa: F401  (re-exported)
+from v1919_env.positions.write import from_dict as _from_dict
+from v1919_env.positions.write import to_dict as _to_dict
 from .rewards import ranks, tie_breaks
 from .seating import parse_seating, seating_names
 from .variants import variant_index, variant_names  # noqa: F401  (re-exported)
-from .vocab import NATIONS
+from v1919_env.core.vocab import NATIONS
 
 
 GAME_INFO = {
@@ -324,7 +324,7 @@ class Game:
         """Name of a seat or faction (the 2-player game's USA faction is 2)."""
         return NATIONS[p].upper() if 0 <= p < self.num_factions else "nobody"
 
-    # Names follow the index convention of v1919_env.card_names: a card by its printed number
+    # Names follow the index convention of v1919_env.cards.names: a card by its printed number
     # (1-based, as in the actions and positions) or by name; an option by index (0-based) or name.
     @property
     def names(self) -> CardNames:
@@ -394,7 +394,7 @@ class Game:
 
     # ------------------------------------------------------------------ positions
     def to_dict(self) -> dict:
-        """The readable, versioned JSON position (v1919_env.position)."""
+        """The readable, versioned JSON position (v1919_env.positions.write)."""
         return _to_dict(self)
 
     @classmethod
@@ -405,12 +405,12 @@ class Game:
         return _from_dict(cls, d, card_set)
 
     def render(self) -> str:
-        from .render import render_text
+        from v1919_env.view.text import render_text
         return render_text(self)
 
     def to_svg(self) -> str:
         """The board as an SVG document: regions, issues, events, players, happiness, the pending decision."""
-        from .board_svg import board_svg
+        from v1919_env.view.svg import board_svg
         return board_svg(self)
 
     def __repr__(self) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .vocab import NATIONS
+from v1919_env.core.vocab import NATIONS
 
 
 def parse_seating(seating, num_players: int, field: str = "seating") -> tuple[int, ...]:

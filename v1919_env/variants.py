@@ -1,7 +1,7 @@
 """Deck variant ids (vocab.VARIANTS) and their aliases (vocab.VARIANT_ALIASES), read from a card set."""
 from __future__ import annotations
 
-from .vocab import VARIANT_ALIASES
+from v1919_env.core.vocab import VARIANT_ALIASES
 
 
 def canonical_variant(variant):

@@ -6,7 +6,8 @@ plot is computed from the per-game records (games.jsonl).
     rows = report(cfg, "runs/tournaments/quick")    # results.md, results.csv, ratings.png
 
 Stages, one module each: config (YAML validation), schedule (seating), worker (one game),
-runner (processes, resume), stats (wins, scores, ranks, OpenSkill), report (files).
+runner (processes, resume), stats (wins, scores, ranks, OpenSkill), report (files). May import
+the agents (base, play) and `v1919_env` (the game, its records); never `training` or the CLI.
 """
 from .config import ConfigError, TournamentConfig, config_from_dict, load_config
 from .runner import GAMES_FILE, TournamentError, TournamentInterrupted, finished_games, play_games, report

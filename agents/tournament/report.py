@@ -4,7 +4,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from v1919_env.vocab import NATIONS
+from v1919_env.core.vocab import NATIONS
 
 from .stats import SCORE_PARTS, agent_rows, game_counts, seat_win_shares
 

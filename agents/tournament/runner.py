@@ -17,7 +17,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
-from ..records import RecordError, parse_lines, write_record
+from v1919_env.records import RecordError, parse_lines, write_record
 from .report import write_reports
 from .worker import init_worker, make_job, play_job
 

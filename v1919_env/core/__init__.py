@@ -1,5 +1,11 @@
 """The numba-compiled rules core: one flat int32 state array per game, kernels over [batch, state].
 
+One module per rule area (place and turn, settle, events, uprising and bidding, scoring, setup,
+the solitaire bots) over the state layout (`layout`), the card tables (`tables`), the action
+segments (`actions`) and the index names (`vocab`); `step` drives them. The core imports only
+numpy, numba and itself: every layer above (cards, the facade, envs, agents) imports it, never the
+other way round.
+
 Compiled kernels are cached on disk. numba only checks a cached function's own file, so the
 cache folder is keyed by a hash of every core source file: editing any rule module
 recompiles everything that depends on it instead of reusing a stale kernel. On a terminal, the
@@ -25,7 +31,7 @@ def _set_cache_dir() -> None:
         return
     here = Path(__file__).parent
     h = hashlib.sha1()
-    for f in sorted(here.glob("*.py")) + [here.parent / "vocab.py"]:
+    for f in sorted(here.glob("*.py")):
         h.update(f.read_bytes())
     base = Path(os.environ.get("V1919_CACHE", Path.home() / ".cache" / "v1919_env"))
     numba.config.CACHE_DIR = str(base / f"numba-{h.hexdigest()[:16]}")

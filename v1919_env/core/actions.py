@@ -34,6 +34,8 @@ the order listed (row-major). `v1919_env.actions` gives encode/decode/describe o
 """
 from __future__ import annotations
 
+import numpy as np
+
 SEGMENTS = (
     ("end_turn", ()),
     ("pass_political", ()),
@@ -102,3 +104,34 @@ A_SIGN = SEGMENT_BASE["sign"]
 A_TO_AVAIL = SEGMENT_BASE["unit_to_available"]
 A_TO_EXH = SEGMENT_BASE["unit_to_exhausted"]
 A_TRANSFER = SEGMENT_BASE["transfer"]
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal now (or not an action id at all); the game is left unchanged."""
+
+
+def action_id(action) -> int:
+    """The one rule for what an action id is, shared by `Game`, both environments and the batch
+    kernels: a Python `int` or a numpy integer (a 0-d integer array too, as policies return),
+    in 0..NUM_ACTIONS-1. Anything else (a float, a string, None, a bool) raises IllegalActionError."""
+    if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+        action = action[()]
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        raise IllegalActionError(f"an action must be an integer id (int or numpy integer), got "
+                                 f"{action!r} of type {type(action).__name__}")
+    a = int(action)
+    if not 0 <= a < NUM_ACTIONS:
+        raise IllegalActionError(f"action id {a} is out of range 0..{NUM_ACTIONS - 1}")
+    return a
+
+
+def action_ids(actions, batch: int) -> np.ndarray:
+    """A batch of action ids for the batch kernels: a 1-d integer array (or list of ints) of length
+    `batch`, returned as int64; anything else raises IllegalActionError naming what is wrong."""
+    arr = np.asarray(actions)
+    if arr.dtype.kind not in "iu" or arr.ndim != 1:
+        raise IllegalActionError(f"batch actions must be a 1-d integer array, got dtype {arr.dtype} "
+                                 f"with shape {arr.shape}")
+    if len(arr) != batch:
+        raise IllegalActionError(f"batch actions have length {len(arr)}, the batch has {batch} games")
+    return arr.astype(np.int64, copy=False)

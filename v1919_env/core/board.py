@@ -12,7 +12,7 @@ from .layout import (DEMOB_NEXT, DEP_COL, FORCED, FORCED_N, FORCED_POS, FRAME_W,
                      SP, STACK, TURN_OWNER, UNREST, USA_FACTION)
 from .tables import (MAX_DEMOB, T_DEMOB_LAST, T_DEMOB_N, T_DEMOB_VAL, T_HAPPY_MAX, T_ISSUE_CAT, T_ISSUE_STARS,
                      T_KEG_MAX, T_MILITARY, T_OPT_CTR, T_OPT_NAVAL, T_REGION_OF_DIE, T_TRACK_COLS, T_UNITS_ALLOWED)
-from ..vocab import N_COUNTERS, counter_slot
+from .vocab import N_COUNTERS, counter_slot
 
 SOLO_ICONS = np.array([[counter_slot(k, f) for k, f in row] for row in (
     (("naval", "uk"), ("bolshevik_containment", None), ("empire", "uk")),                 # UK (EN:847)

@@ -44,7 +44,7 @@ from .tables import (ANY_FLAG, C_COUNTERS, C_ISSUES, C_ISSUE_REGIONS, CONDW, EV_
                      T_ISSUE_STARS, T_OPT_CTR, T_OPT_HAPPY, T_OPT_NAVAL, T_RECLAIM_MAX, T_STRAT_COND,
                      T_STRAT_NCOND, T_TRACK_COLS, T_UNITS_ALLOWED)
 from .turn import need_to_lead
-from ..vocab import N_COUNTERS
+from .vocab import N_COUNTERS
 
 
 BOT_DEPLOY_COL = 7        # EN:896: the 7 column, else the 8 column

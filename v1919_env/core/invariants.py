@@ -1,5 +1,5 @@
 """DESIGN.md's invariants as a compiled check, for millions of random steps (the readable twin
-with detailed messages is v1919_env.conformance)."""
+with detailed messages is v1919_env.envs.conformance)."""
 from __future__ import annotations
 
 import numpy as np

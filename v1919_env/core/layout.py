@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..vocab import COUNTERS, NATIONS, REGIONS
+from .vocab import COUNTERS, NATIONS, REGIONS
 
 N_REGIONS = len(REGIONS)
 N_NATIONS = len(NATIONS)

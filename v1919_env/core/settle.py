@@ -14,7 +14,8 @@ from .layout import (ACTIVE, D_ADD_ISSUE, D_ADV_EVENT, D_ADV_ISSUE, D_EVENT_CUBE
                      ISSUE_NAVAL_UK, ISSUE_OPT, MAX_PLAYERS, MODE, MODE_SOLO, N_EV_WAIT, N_NATIONS, N_REGIONS,
                      N_SLOTS, N_TABLE, NUM_PLAYERS, P_OPTION, SETTLE_GAINED, SETTLING, SLOT_CUBES, SLOT_ISSUE,
                      USA_FACTION)
-from .tables import N_DISC_PICKS, T_DISC_COST, T_EV_ICON, T_GAME_END, T_ISSUE_NOPT, T_OPT_HAPPY, T_OPT_NAVAL, T_OPT_UNREST
+from .tables import (N_DISC_PICKS, T_DISC_COST, T_EV_ICON, T_GAME_END, T_ISSUE_NOPT, T_OPT_HAPPY, T_OPT_NAVAL,
+                     T_OPT_UNREST)
 
 
 # ----------------------------------------------------------------------------- the issue option

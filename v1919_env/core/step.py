@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..actions import action_ids
-from .actions import A_BID_PASS, A_DEMOB, A_FLAG
+from .actions import A_BID_PASS, A_DEMOB, A_FLAG, action_ids
 from .board import _policy_next, top  # noqa: F401  (_policy_next: the policies' generator, re-exported)
 from .events import event_proc, legal_event
 from .layout import (ACTIVE, MAX_LEGAL, D_CHOOSE_FACTION, MODE, MODE_SOLO, PENDING_FACTION, P_SWITCH, D_ADD_ISSUE,

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..cards import CardSet, MAX_OPTIONS
-from ..vocab import CATEGORIES, COUNTER_BASE, N_COUNTERS, NATIONS, REGIONS
+from .actions import SEGMENTS
 from .layout import N_EVENTS, N_ISSUES, N_REGIONS, N_STRATEGIES
+from .vocab import CATEGORIES, COUNTER_BASE, N_COUNTERS, NATIONS, REGIONS
+
+MAX_OPTIONS = dict(dict(SEGMENTS)["option"])["option"]      # options per issue: the option action segment (4)
 
 MAX_DEMOB = 12
 EV_LEN = 48           # bytecode rows per event part
@@ -221,8 +223,8 @@ def _condition_row(c: dict) -> list[int]:
     return [k, vp]
 
 
-def build(cs: CardSet) -> np.ndarray:
-    """The flat table vector for a card set (read-only)."""
+def build(cs) -> np.ndarray:
+    """The flat table vector for a card set `cs` (a validated v1919_env.cards.CardSet; read-only)."""
     t, raw = cs.tables, cs.raw
     T = np.zeros(T_SIZE, np.int64)
     T[T_ISSUE_CAT:T_ISSUE_CAT + N_ISSUES] = t["issue_category"]

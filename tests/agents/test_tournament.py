@@ -1,0 +1,309 @@
+"""Tournaments: config validation, the seating schedule, statistics, reports from games.jsonl,
+worker processes, forfeits, and resuming after Ctrl-C or a dead worker (real subprocesses)."""
+from __future__ import annotations
+
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from itertools import permutations
+from pathlib import Path
+
+import pytest
+import yaml
+
+from helpers import agent_fixtures  # noqa: F401  (registers the test agents)
+from v1919_env.records import read_games, replay, result_differences
+from agents.tournament import (ConfigError, TournamentError, config_from_dict, finished_games, play_games,
+                               report, schedule_period, seating)
+from agents.tournament.stats import agent_rows, wilson_interval
+from v1919_env.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+V1919 = Path(sys.executable).with_name("v1919")
+
+
+def cfg_dict(**over):
+    d = {"name": "t", "num_players": 4, "games": 8, "seed": 3, "workers": 0,
+         "agents": ["random", {"name": "random", "label": "r2"}, {"name": "random", "label": "r3", "options": {}},
+                    "random:seed=7"]}
+    d.update(over)
+    return d
+
+
+# ---------------------------------------------------------------------- schedule
+@pytest.mark.parametrize("m, n", [(4, 4), (3, 3), (4, 3), (5, 4), (6, 3), (5, 3)])
+def test_every_agent_plays_every_seat_equally_often(m, n):
+    period = schedule_period(m, n)
+    for cycles in (1, 3):
+        seats = Counter()
+        for k in range(period * cycles):
+            s = seating(k, m, n)
+            assert len(set(s)) == n and all(0 <= a < m for a in s)
+            seats.update((a, p) for p, a in enumerate(s))
+        assert set(seats.values()) == {period * cycles * n // m // n}, seats
+        assert len(seats) == m * n
+
+
+def test_all_seat_permutations_with_four_agents():
+    assert schedule_period(4, 4) == 4
+    assert {seating(k, 4, 4) for k in range(24)} == set(permutations(range(4)))
+    assert {seating(k, 3, 3) for k in range(6)} == set(permutations(range(3)))
+    with pytest.raises(ValueError, match="cannot fill"):
+        schedule_period(2, 3)
+
+
+# ---------------------------------------------------------------------- config validation
+@pytest.mark.parametrize("over, message", [
+    ({"gmes": 8}, "unknown key(s) 'gmes'"),
+    ({"games": "ten"}, "games: expected a positive integer, got 'ten'"),
+    ({"games": 0}, "games: must be at least 1"),
+    ({"games": 10}, "games: 10 is not a multiple of the schedule period 4"),
+    ({"num_players": 5}, "num_players: must be 2, 3 or 4"),
+    ({"num_players": True}, "num_players: expected 2, 3 or 4"),
+    ({"negotiation": "yes"}, "negotiation: expected true or false"),
+    ({"variant": "huge"}, "variant: unknown variant 'huge'"),
+    ({"workers": -1}, "workers: must be 0 or more"),
+    ({"modules": ["no_such_module_x"]}, "modules[0]: cannot import 'no_such_module_x'"),
+    ({"agents": ["random", "random", "random", "random"]}, "label(s) 'random' used twice"),
+    ({"agents": ["random", "random:seed=1"]}, "2 agent(s) for 4 seats"),
+    ({"agents": ["random", "rand0m", "a", "b"]}, "agents[1].name: unknown agent 'rand0m'; agents: "),
+    ({"agents": [{"name": "random", "options": {"sed": 1}}, "a", "b", "c"]},
+     "agents[0].options: agent 'random' has no option 'sed'; its options: seed=None"),
+    ({"agents": [{"name": "random", "lable": "x"}, "a", "b", "c"]}, "agents[0]: unknown key(s) 'lable'"),
+    ({"agents": [{"label": "x"}, "a", "b", "c"]}, "agents[0].name: missing"),
+    ({"agents": [{"name": "random", "options": [1]}, "a", "b", "c"]}, "agents[0].options: expected a mapping"),
+    ({"agents": [5, "a", "b", "c"]}, "agents[0]: expected an agent name"),
+    ({"agents": ["random", "human", "random:seed=1", "random:seed=2"]}, "agents[1].name: 'human' needs a person"),
+])
+def test_config_errors_name_the_field(over, message):
+    with pytest.raises(ConfigError) as e:
+        config_from_dict(cfg_dict(**over))
+    assert message in str(e.value)
+
+
+def test_config_file_errors(tmp_path, capsys):
+    p = tmp_path / "c.yaml"
+    p.write_text("num_players: [4\n")
+    assert main(["tournament", str(p)]) == 2
+    assert "not valid YAML" in capsys.readouterr().err
+    p.write_text(yaml.safe_dump(cfg_dict(games=6)))
+    assert main(["tournament", str(p)]) == 2
+    assert f"{p}: games: 6 is not a multiple" in capsys.readouterr().err
+
+
+def test_shipped_configs_are_valid_once_their_agents_exist():
+    from agents import agent_names
+
+    for path in sorted((ROOT / "configs" / "tournament").glob("*.yaml")):
+        raw = yaml.safe_load(path.read_text())
+        names = {a if isinstance(a, str) else a["name"] for a in raw["agents"]}
+        if names <= set(agent_names()):
+            assert config_from_dict(raw).games >= 1
+        if path.stem.startswith("full"):
+            assert raw["games"] >= 400 and names == {"random", "rulebot", "greedy", "ismcts"}
+
+
+# ---------------------------------------------------------------------- statistics
+def test_wilson_interval():
+    lo, hi = wilson_interval(5, 10)
+    assert lo == pytest.approx(0.2366, abs=1e-4) and hi == pytest.approx(0.7634, abs=1e-4)
+    assert wilson_interval(0, 10)[0] == 0.0 and wilson_interval(10, 10)[1] == pytest.approx(1.0)
+    assert wilson_interval(2.5, 10)[0] < 0.25 < wilson_interval(2.5, 10)[1]
+
+
+def _fake(game, labels, ranks, forfeit=None):
+    scores = [{"seat": p, "total": 10 * (5 - r), "issues": 5 - r, "flags": 0, "strategy": 0, "happiness": 0}
+              for p, r in enumerate(ranks)]
+    return {"game": game, "seats": [{"label": x} for x in labels], "timing": None,
+            "result": {"ranks": ranks, "winners": [p for p, r in enumerate(ranks) if r == 1], "scores": scores,
+                       "forfeit": forfeit, "truncated": False}}
+
+
+def test_agent_rows_count_shared_wins_fractionally_and_rate_the_best_first():
+    recs = [_fake(k, ["a", "b", "c"], [1, 2, 3]) for k in range(6)]
+    recs.append(_fake(6, ["c", "b", "a"], [1, 1, 3]))                 # b and c share a win
+    recs.append(_fake(7, ["a", "b", "c"], [3, 1, 2], forfeit={"seat": 0}))
+    recs[0]["timing"] = {"decisions": [4, 2, 1], "seconds": [0.4, 0.1, 0.0], "cpu_seconds": [0.2, 0.1, 0.0]}
+    rows = {r["agent"]: r for r in agent_rows(recs, ["c", "b", "a"])}
+    assert [r["agent"] for r in agent_rows(recs, ["c", "b", "a"])] == ["a", "b", "c"]
+    assert rows["a"]["wins"] == 6 and rows["b"]["wins"] == 1.5 and rows["c"]["wins"] == 0.5
+    assert sum(r["wins"] for r in rows.values()) == len(recs)
+    assert rows["a"]["forfeits"] == 1 and rows["a"]["games"] == 8
+    assert rows["a"]["mean_total"] == pytest.approx((6 * 40 + 20) / 7)       # the forfeited game left out
+    assert rows["a"]["mean_rank"] == pytest.approx((6 * 1 + 3 + 3) / 8)
+    assert rows["a"]["mu"] > rows["b"]["mu"] > rows["c"]["mu"]
+    assert rows["a"]["ms_per_decision"] == pytest.approx(100) and rows["a"]["cpu_ms_per_decision"] == pytest.approx(50)
+
+
+# ---------------------------------------------------------------------- running
+def test_tournament_in_process_reports_from_games_jsonl(tmp_path):
+    cfg = config_from_dict(cfg_dict())
+    run = play_games(cfg, tmp_path, progress=False, log=lambda *a: None)
+    assert run["played"] == 8 and not run["failed"]
+    recs = read_games(tmp_path / "games.jsonl")
+    assert sorted(r["game"] for r in recs) == list(range(8))
+    seat_use = Counter((s["label"], p) for r in recs for p, s in enumerate(r["seats"]))
+    assert set(seat_use.values()) == {2} and len(seat_use) == 16
+    for r in recs[:2]:
+        assert result_differences(r, replay(r)) == []
+    rows = report(cfg, tmp_path)
+    assert sum(r["wins"] for r in rows) == pytest.approx(8)
+    with open(tmp_path / "results.csv") as fh:
+        table = list(csv.DictReader(fh))
+    assert {r["agent"] for r in table} == set(cfg.labels) and all(r["games"] == "8" for r in table)
+    md = (tmp_path / "results.md").read_text()
+    assert "| agent | games | wins | win rate [95% CI]" in md and "8 games of 4 players" in md
+    shares = [sum(1 / len(r["result"]["winners"]) for r in recs if p in r["result"]["winners"]) / 8 for p in range(4)]
+    assert "Wins by seat (whoever sat there): " + ", ".join(
+        f"{x} {100 * w:.1f}%" for x, w in zip(("UK", "FRANCE", "USA", "ITALY"), shares)) in md
+    assert (tmp_path / "ratings.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # --report-only recomputes the same tables from games.jsonl
+    before = (tmp_path / "results.csv").read_text()
+    (tmp_path / "results.csv").unlink()
+    cfg_path = tmp_path / "c.yaml"
+    cfg_path.write_text(yaml.safe_dump(cfg_dict()))
+    assert main(["tournament", str(cfg_path), "--out", str(tmp_path), "--report-only"]) == 0
+    assert (tmp_path / "results.csv").read_text() == before
+
+
+def test_worker_processes_play_the_same_games(tmp_path):
+    cfg = config_from_dict(cfg_dict(workers=2))
+    play_games(cfg, tmp_path / "mp", progress=False)
+    play_games(cfg, tmp_path / "local", workers=0, progress=False)
+    a = {r["game"]: r["actions"] for r in read_games(tmp_path / "mp" / "games.jsonl")}
+    b = {r["game"]: r["actions"] for r in read_games(tmp_path / "local" / "games.jsonl")}
+    assert a == b and len(a) == 8
+
+
+def test_forfeits_are_recorded_and_the_tournament_goes_on(tmp_path):
+    cfg = config_from_dict(cfg_dict(workers=2, modules=["helpers.agent_fixtures"], agents=[
+        "random", {"name": "random", "label": "r2"},
+        {"name": "test_raises", "options": {"at": 5}}, "test_illegal"]))
+    run = play_games(cfg, tmp_path, progress=False)
+    assert run["played"] == 8
+    recs = read_games(tmp_path / "games.jsonl")
+    reasons = Counter(r["result"]["forfeit"]["label"] for r in recs)
+    assert set(reasons) <= {"test_raises", "test_illegal"} and sum(reasons.values()) == 8
+    for r in recs:
+        f = r["result"]["forfeit"]
+        assert r["seats"][f["seat"]]["label"] == f["label"]
+        assert r["result"]["ranks"][f["seat"]] == 4
+        assert "raised RuntimeError" in f["reason"] or "not legal now" in f["reason"]
+        assert result_differences(r, replay(r)) == []
+    rows = {r["agent"]: r for r in report(cfg, tmp_path)}
+    assert rows["test_raises"]["forfeits"] + rows["test_illegal"]["forfeits"] == 8
+    assert "## Forfeits" in (tmp_path / "results.md").read_text()
+
+
+def test_resume_skips_finished_games_and_repairs_a_cut_line(tmp_path):
+    cfg = config_from_dict(cfg_dict())
+    play_games(cfg, tmp_path, progress=False)
+    path = tmp_path / "games.jsonl"
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text("".join(lines[:3]) + lines[3][:40])              # a write cut short
+    assert len(finished_games(cfg, tmp_path, repair=False)) == 3
+    run = play_games(cfg, tmp_path, progress=False, log=lambda *a: None)
+    assert run == dict(run, played=5, kept=3)
+    recs = read_games(path)
+    assert sorted(r["game"] for r in recs) == list(range(8))
+    assert {r["game"]: r["actions"] for r in recs} == {json.loads(x)["game"]: json.loads(x)["actions"]
+                                                         for x in lines}
+    # more games extend the same tournament; another definition is refused
+    play_games(config_from_dict(cfg_dict(games=12)), tmp_path, progress=False, log=lambda *a: None)
+    assert len(read_games(path)) == 12
+    saved = (tmp_path / "config.yaml").read_text()
+    with pytest.raises(TournamentError, match="another tournament"):
+        play_games(config_from_dict(cfg_dict(seed=4)), tmp_path, progress=False)
+    assert (tmp_path / "config.yaml").read_text() == saved and len(read_games(path)) == 12
+    # a second run into the same directory while one is playing is refused
+    import fcntl
+
+    with open(tmp_path / ".lock", "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        with pytest.raises(TournamentError, match="another run is playing into"):
+            play_games(config_from_dict(cfg_dict(games=16)), tmp_path, progress=False)
+    assert len(read_games(path)) == 12
+    play_games(config_from_dict(cfg_dict(games=16)), tmp_path, progress=False, log=lambda *a: None)
+    assert len(read_games(path)) == 16
+
+
+def _start(cfg_path, out, env=None):
+    return subprocess.Popen([str(V1919), "tournament", str(cfg_path), "--out", str(out), "--no-progress"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            env=dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "tests")]),
+                                     **(env or {})))
+
+
+def _wait_for_games(path, n, proc, limit=300):
+    t0 = time.time()
+    while time.time() - t0 < limit:
+        if path.exists() and path.read_text().count("\n") >= n:
+            return
+        if proc.poll() is not None:
+            raise AssertionError(f"the run ended early: {proc.communicate()}")
+        time.sleep(0.05)
+    raise AssertionError("no games written")
+
+
+@pytest.mark.slow
+def test_ctrl_c_then_rerun_resumes(tmp_path):
+    games = 200
+    cfg_path = tmp_path / "c.yaml"
+    # greedy seats make a game take tens of ms: random-only games could all finish before the Ctrl-C lands
+    slow = ["greedy", {"name": "greedy", "label": "g2"}, {"name": "greedy", "label": "g3"}, "random"]
+    cfg_path.write_text(yaml.safe_dump(cfg_dict(games=games, workers=2, agents=slow)))
+    out = tmp_path / "out"
+    proc = _start(cfg_path, out)
+    _wait_for_games(out / "games.jsonl", 5, proc)
+    os.killpg(proc.pid, signal.SIGINT)                                # Ctrl-C at the terminal
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130, stderr
+    assert "interrupted:" in stderr and "run the same command again to resume" in stderr
+    kept = read_games(out / "games.jsonl")
+    assert 5 <= len(kept) < games
+    proc = _start(cfg_path, out)
+    stdout, stderr = proc.communicate(timeout=600)
+    assert proc.returncode == 0, stderr
+    assert f"played {games - len(kept)} games" in stdout
+    recs = read_games(out / "games.jsonl")
+    assert sorted(r["game"] for r in recs) == list(range(games))
+    first = {r["game"]: r["actions"] for r in kept}
+    assert all(first[r["game"]] == r["actions"] for r in recs if r["game"] in first)
+
+
+@pytest.mark.slow
+def test_a_dead_worker_keeps_the_finished_games(tmp_path):
+    marker = tmp_path / "die"
+    d = cfg_dict(games=200, workers=2, modules=["helpers.agent_fixtures"])
+    d["agents"][3] = {"name": "test_exit", "options": {"marker": str(marker)}}
+    cfg_path = tmp_path / "c.yaml"
+    cfg_path.write_text(yaml.safe_dump(d))
+    out = tmp_path / "out"
+    proc = _start(cfg_path, out)
+    _wait_for_games(out / "games.jsonl", 5, proc)
+    marker.write_text("")
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 1, stderr
+    assert "a worker process died" in stderr and "run the same command again to resume" in stderr
+    kept = len(read_games(out / "games.jsonl"))
+    assert 5 <= kept < 200
+    marker.unlink()
+    proc = _start(cfg_path, out)
+    stdout, stderr = proc.communicate(timeout=600)
+    assert proc.returncode == 0, stderr
+    assert sorted(r["game"] for r in read_games(out / "games.jsonl")) == list(range(200))
+
+
+def test_cli_tournament_runs_and_prints_the_table(tmp_path, capsys):
+    cfg_path = tmp_path / "c.yaml"
+    cfg_path.write_text(yaml.safe_dump(cfg_dict(games=4)))
+    assert main(["tournament", str(cfg_path), "--out", str(tmp_path / "o"), "--workers", "0", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "played 4 games" in out and "| r2 | 4 |" in out
+    assert main(["tournament", str(cfg_path), "--out", str(tmp_path / "o"), "--no-progress"]) == 0
+    assert "played 0 games" in capsys.readouterr().out

@@ -1,0 +1,257 @@
+"""The training pipeline end to end at a tiny budget (no test asserts that anything is learned):
+config validation, the SB3 VecEnv, neural opponents, train -> checkpoints -> evaluation -> curve ->
+resume, the learned agent on the result, and the `v1919 train` command."""
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+pytest.importorskip("sb3_contrib")
+
+from training.config import ConfigError, config_from_dict, load_config  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+SMOKE = ROOT / "configs" / "train" / "smoke.yaml"
+
+
+def smoke_cfg(**over) -> dict:
+    raw = yaml.safe_load(SMOKE.read_text())
+    raw.update(over)
+    return config_from_dict(raw, "smoke")
+
+
+def test_every_shipped_config_is_valid():
+    ours = [p for p in (ROOT / "configs" / "train").glob("*.yaml") if not p.name.startswith("rllib_")]  # RLlib's own
+    assert "smoke.yaml" in {p.name for p in ours}
+    for p in ours:
+        try:
+            load_config(p)
+        except ConfigError as e:
+            if "rulebot" in str(e) and "unknown agent" in str(e) or "not a compiled agent" in str(e):
+                pytest.skip("rulebot is not registered in this build")
+            raise
+
+
+@pytest.mark.parametrize("over, field", [
+    ({"budget": {"steps": 0}}, "budget.steps"),
+    ({"budget": {"steps": None, "minutes": None}}, "budget"),
+    ({"opponents": {"greedy": 1.0}}, "opponents.greedy"),
+    ({"opponents": {"random": -1}}, "opponents.random"),
+    ({"ppo": {"gamma": 1.5}}, "ppo.gamma"),
+    ({"ppo": {"learning_rat": 0.1}}, "ppo.learning_rat"),
+    ({"policy": {"trunk": [0]}}, "policy.trunk"),
+    ({"evaluation": {"games": 6}}, "evaluation.games"),
+    ({"evaluation": {"opponents": ["nobody"]}}, "evaluation.opponents[0]"),
+    ({"reward": "wins"}, "reward"),
+    ({"env": {"workers": 2}}, "env.workers"),
+    ({"colour": "red"}, "colour"),
+    ({"num_players": 5}, "num_players: 2, 3 or 4"),
+    ({"pretrain": {"teacher": "greedy"}}, "pretrain.teacher"),
+    ({"pretrain": {"teacher": "rulebot", "decisions": 0}}, "pretrain.decisions"),
+    ({"pretrain": {"teacher": "rulebot", "decisions": 100, "batch_size": 512}}, "pretrain.batch_size"),
+    ({"ppo": {"target_kl": -0.1}}, "ppo.target_kl"),
+])
+def test_config_errors_name_the_field(over, field):
+    with pytest.raises(ConfigError, match=field.replace("[", r"\[").replace("]", r"\]")):
+        smoke_cfg(**over)
+
+
+def test_sb3_vector_env_is_a_vecenv_with_masks():
+    from stable_baselines3.common.vec_env import VecEnv
+    from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+
+    from training.envs import make_vec_env
+
+    venv, engine = make_vec_env(smoke_cfg(), ["random"], None, seed=1)
+    assert isinstance(engine, VecEnv) and is_masking_supported(venv)
+    venv.seed(3)
+    obs = venv.reset()
+    masks = get_action_masks(venv)
+    assert obs.shape == (16, engine.observation_space.shape[0]) and masks.shape == (16, engine.action_space.n)
+    assert masks.any(axis=1).all()
+    obs2, rewards, dones, infos = venv.step(np.argmax(masks, axis=1))
+    assert obs2.shape == obs.shape and len(infos) == 16
+
+
+def test_neural_opponent_plays_legal_actions_in_one_batch():
+    from sb3_contrib import MaskablePPO
+
+    from training.envs import make_vec_env
+    from training.opponents import NeuralOpponent, OpponentPool
+    from training.policy import policy_kwargs
+
+    cfg = smoke_cfg()
+    venv, engine = make_vec_env(cfg, ["random"], None, seed=0)
+    model = MaskablePPO("MlpPolicy", venv, policy_kwargs=policy_kwargs(cfg), n_steps=8, batch_size=16, device="cpu")
+    opp = NeuralOpponent.from_model(model, "frozen", seed=1)
+    venv.seed(0)
+    venv.reset()
+    masks = engine.action_masks().astype(np.int8)
+    obs = engine._obs[engine._buf]
+    for deterministic in (False, True):
+        opp.deterministic = deterministic
+        acts = opp.act_batch(obs, masks)
+        assert acts.shape == (16,) and masks[np.arange(16), acts].all()
+    pool = OpponentPool({"random": 0.5, "self": 0.5}, pool_size=2)
+    for step in (0, 10, 20):
+        pool.add_snapshot(model, step)
+    opps, weights = pool.entries()
+    assert [getattr(o, "label", o) for o in opps] == ["random", "self@10", "self@20"]
+    assert weights == [0.5, 0.25, 0.25]
+    pool.apply(engine)
+    venv.reset()
+    for _ in range(50):
+        venv.step(np.argmax(engine.action_masks(), axis=1))
+    assert (engine.pol <= -2).any()          # neural opponents are seated
+
+
+def test_train_evaluate_resume_and_play_the_result(tmp_path):
+    from agents.base import make_agent
+    from agents.play import run_game, seat_spec
+    from training.learner import RunError, train
+
+    cfg = smoke_cfg()
+    run = tmp_path / "run"
+    summary = train(cfg, run, progress=False)
+    assert summary["steps"] == 2048
+    for f in ("config.yaml", "state.json", "evaluations.csv", "learning_curve.png", "summary.json",
+              "checkpoints/latest.zip", "checkpoints/final.zip", "checkpoints/step_000001024.zip"):
+        assert (run / f).exists(), f
+    assert list((run / "tb").glob("**/events.out.tfevents.*"))
+    assert yaml.safe_load((run / "config.yaml").read_text()) == cfg
+    rows = list(csv.DictReader(open(run / "evaluations.csv")))
+    assert {int(r["step"]) for r in rows} == {0, 1024, 2048} and all(r["opponent"] == "random" for r in rows)
+    assert all(0 <= float(r["win_low"]) <= float(r["win_rate"]) <= float(r["win_high"]) <= 1 for r in rows)
+    assert (run / "eval" / "000001024" / "random" / "games.jsonl").exists()
+    state = json.loads((run / "state.json").read_text())
+    assert [s for s, _ in state["snapshots"]] == [1024, 2048]     # step 0, 1024, 2048; pool_size 2 keeps 2
+    pre = state["pretrain"]                                       # the warm start ran once, inside the budget
+    assert pre["teacher"] == "rulebot" and pre["decisions"] == 3000
+    assert 0 < state["pretrain_seconds"] < state["train_seconds"]
+    assert pre["after"]["cross_entropy"] < pre["before"]["cross_entropy"]
+
+    with pytest.raises(RunError, match="already holds a run"):
+        train(cfg, run, progress=False)
+    with pytest.raises(RunError, match="differs"):
+        train(smoke_cfg(seed=1), run, resume=True, progress=False)
+    longer = smoke_cfg(budget={"steps": 3072})
+    summary = train(longer, run, resume=True, progress=False)
+    assert summary["steps"] == 3072
+    resumed = json.loads((run / "state.json").read_text())
+    assert resumed["resumes"] == 1 and resumed["pretrain"] == pre      # no second warm start
+
+    agent = make_agent("learned", path=str(run / "checkpoints" / "final.zip"))
+    others = [make_agent("random") for _ in range(3)]
+    specs = [seat_spec("learned")] + [seat_spec("random", label=f"random-{k}") for k in range(3)]
+    rec = run_game([agent] + others, specs, num_players=4, seed=5)
+    assert rec["result"]["forfeit"] is None
+
+
+def test_v1919_train_command(tmp_path):
+    cfg = yaml.safe_load(SMOKE.read_text())
+    cfg.update(budget={"steps": 512}, ppo={"n_steps": 32, "batch_size": 256, "n_epochs": 1},
+               evaluation={"every_steps": None, "games": 4, "final_games": 4, "opponents": ["random"]})
+    path = tmp_path / "tiny.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    out = tmp_path / "run"
+    r = subprocess.run([sys.executable, "-m", "v1919_env.cli", "train", str(path), "--out", str(out),
+                        "--no-progress"], capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["steps"] == 512
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("budget: {steps: -5}\n")
+    r = subprocess.run([sys.executable, "-m", "training", str(bad)], capture_output=True, text=True, cwd=ROOT,
+                       timeout=600)
+    assert r.returncode == 2 and "budget.steps" in r.stderr
+
+
+def test_neural_opponent_logits_match_the_policy_distribution():
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from training.envs import make_vec_env
+    from training.opponents import NeuralOpponent
+    from training.policy import policy_kwargs
+
+    cfg = smoke_cfg()
+    venv, engine = make_vec_env(cfg, ["random"], None, seed=0)
+    model = MaskablePPO("MlpPolicy", venv, policy_kwargs=policy_kwargs(cfg), n_steps=8, batch_size=16,
+                        device="cpu")
+    venv.reset()
+    obs, masks = engine._obs[engine._buf], engine.action_masks()
+    opp = NeuralOpponent.from_model(model, "frozen")
+    with torch.no_grad():
+        ref = model.policy.get_distribution(torch.as_tensor(obs), action_masks=masks).distribution.probs.numpy()
+    lg = opp.logits(obs, masks.astype(np.int8))
+    probs = np.exp(lg - lg.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(probs / probs.sum(axis=1, keepdims=True), ref, atol=1e-5)
+
+
+def test_evaluation_tournament_of_agent_specs(tmp_path):
+    from sb3_contrib import MaskablePPO
+
+    from agents.tournament.config import ConfigError as TournamentConfigError
+    from training.envs import make_vec_env
+    from training.evaluate import tournament_config
+    from training.policy import policy_kwargs
+
+    cfg = smoke_cfg()
+    with pytest.raises(TournamentConfigError, match="no checkpoint file"):
+        tournament_config(tmp_path / "none.zip", "random", 8, cfg, seed=3)
+    venv, _ = make_vec_env(cfg, ["random"], None, seed=0)
+    MaskablePPO("MlpPolicy", venv, policy_kwargs=policy_kwargs(cfg), device="cpu").save(str(tmp_path / "m.zip"))
+    t = tournament_config(tmp_path / "m.zip", "ismcts:iterations=20", 8, cfg, seed=3)
+    assert t.labels == ["learned"] + [f"ismcts:iterations=20#{k}" for k in (1, 2, 3)]
+    assert [a["options"] for a in t.agents[1:]] == [{"iterations": 20}] * 3
+
+
+def test_the_shipped_weights_are_the_learned_agents_default():
+    from agents.base import make_agent
+    from agents.learned import DEFAULT_WEIGHTS
+    from agents.play import run_game, seat_spec
+
+    assert DEFAULT_WEIGHTS.is_file() and DEFAULT_WEIGHTS.stat().st_size < 5_000_000
+    agents = [make_agent("learned")] + [make_agent("rulebot") for _ in range(3)]
+    specs = [seat_spec("learned")] + [seat_spec("rulebot", label=f"rulebot-{k}") for k in range(3)]
+    rec = run_game(agents, specs, num_players=4, seed=2)
+    assert rec["result"]["forfeit"] is None
+
+
+def test_throughput_bench_trains_without_warm_start_or_evaluation(capsys):
+    from training.bench import main
+
+    assert main([str(SMOKE), "--steps", "512", "--set", "env.num_envs=8", "ppo.n_steps=32"]) == 0
+    out = capsys.readouterr().out
+    assert "env.num_envs=8 ppo.n_steps=32: 512 learner steps in" in out and "steps/s" in out
+
+
+def test_export_drops_optimizer_and_rollout_state_and_keeps_the_policy(tmp_path):
+    import zipfile
+
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from training.envs import make_vec_env
+    from training.export import export_weights
+    from training.policy import policy_kwargs
+
+    cfg = smoke_cfg()
+    venv, _ = make_vec_env(cfg, ["random"], None, seed=0)
+    model = MaskablePPO("MlpPolicy", venv, policy_kwargs=policy_kwargs(cfg), device="cpu")
+    model._last_obs = venv.reset()                        # what a training run leaves in the model
+    model.save(str(tmp_path / "src.zip"))
+    out = export_weights(tmp_path / "src.zip", tmp_path / "out.zip")
+    with zipfile.ZipFile(tmp_path / "src.zip") as z:
+        assert "_last_obs" in z.read("data").decode()
+    with zipfile.ZipFile(out) as z:
+        assert "_last_obs" not in z.read("data").decode()
+    assert out.stat().st_size < (tmp_path / "src.zip").stat().st_size
+    src, exp = model.policy.state_dict(), MaskablePPO.load(str(out), device="cpu").policy.state_dict()
+    assert src.keys() == exp.keys() and all(torch.equal(src[k], exp[k]) for k in src)

@@ -1,0 +1,263 @@
+"""`v1919 train-rllib CONFIG.yaml`: multi-agent PPO with action masking on Ray RLlib (docs/rllib.md).
+
+The env (training/rllib/env.py) runs in RLlib's env runners, each a Ray actor process of its own
+(`ray.num_env_runners`; 0 samples in the driver), each stepping the compiled core; the learner
+(`ray.num_learners`, 0: in the driver) trains the module `learner`. Self-play: the modules
+`past0..past{k-1}` are frozen copies of `learner` (all filled at the start, then the oldest
+refreshed every `self_play.snapshot_every_iterations`), mapped to seats by the env's draw.
+
+Run directory (runs/rllib/<name> unless given):
+    config.yaml           the resolved config
+    checkpoints/iter_<N>/ RLlib algorithm checkpoints (every checkpoint_every_iterations, and the last);
+                          each loads as the `learned` agent: `learned:path=<dir>` (agents/learned_rllib.py)
+    progress.csv          per iteration: env steps, seconds, env steps/s, the learner's mean episode return
+    state.json            at every checkpoint: iteration, env steps, training seconds, snapshots taken,
+                          the checkpoint: what --resume reads (the budget and the ray section may change)
+    evaluations.csv       win rates against the evaluation opponents (training/evaluate.py), and
+    learning_curve.png    their plot; eval/<iteration>/<opponent>/ the tournaments
+    summary.json
+"""
+from __future__ import annotations
+
+import csv
+import json
+import sys
+import time
+from pathlib import Path
+
+from training.config import dump_config
+from training.evaluate import EVAL_SEED_OFFSET, append_rows, evaluate
+from training.plots import plot_learning_curve
+from training.rllib.env import ENV_NAME, LEARNER, make_env, module_of, observation_space, snapshot_modules
+
+PROGRESS_COLUMNS = ("iteration", "env_steps", "seconds", "env_steps_per_s", "learner_return_mean", "episodes")
+
+
+class RLlibRunError(RuntimeError):
+    """A run that cannot be started as asked (an existing run directory, no Ray cluster at the address)."""
+
+
+def env_config(cfg: dict) -> dict:
+    """The env_config RLlib ships to every env runner (training/rllib/env.py)."""
+    return {"num_players": cfg["num_players"], "variant": cfg["variant"], "reward": cfg["reward"],
+            "opponents": dict(cfg["opponents"]), "pool_size": cfg["self_play"]["pool_size"], "seed": cfg["seed"]}
+
+
+def ppo_config(cfg: dict):
+    """The RLlib PPOConfig of a resolved config: one action-masking RLModule per module id."""
+    from gymnasium import spaces
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
+
+    from v1919_env.actions import NUM_ACTIONS
+
+    modules = [LEARNER] + snapshot_modules(cfg["self_play"]["pool_size"])
+    model = {"fcnet_hiddens": list(cfg["policy"]["hiddens"]), "fcnet_activation": cfg["policy"]["activation"]}
+    spec = {m: RLModuleSpec(module_class=ActionMaskingTorchRLModule, observation_space=observation_space(),
+                            action_space=spaces.Discrete(NUM_ACTIONS), model_config=model) for m in modules}
+    r, p = cfg["ray"], cfg["ppo"]
+    return (PPOConfig()
+            # our env raises on an illegal id; RLlib's env check would step unmasked random actions
+            .environment(ENV_NAME, env_config=env_config(cfg), disable_env_checking=True)
+            .env_runners(num_env_runners=r["num_env_runners"], num_envs_per_env_runner=r["num_envs_per_env_runner"],
+                         num_cpus_per_env_runner=1, sample_timeout_s=r["sample_timeout_s"])
+            .learners(num_learners=r["num_learners"])
+            # a failing env runner stops the run with its error (no silent restarts, no empty iterations)
+            .fault_tolerance(restart_failed_env_runners=False)
+            .multi_agent(policies=set(modules), policy_mapping_fn=module_of, policies_to_train=[LEARNER])
+            .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=spec))
+            .training(lr=p["learning_rate"], train_batch_size_per_learner=p["train_batch_size"],
+                      minibatch_size=p["minibatch_size"], num_epochs=p["num_epochs"], gamma=p["gamma"],
+                      lambda_=p["lambda"], clip_param=p["clip_param"], entropy_coeff=p["entropy_coeff"],
+                      vf_loss_coeff=p["vf_loss_coeff"], grad_clip=p["grad_clip"])
+            .debugging(seed=cfg["seed"]))
+
+
+def init_ray(address: str | None = None, num_cpus: int | None = None) -> None:
+    """Connect to the cluster at `address`, or start a local Ray instance with num_cpus CPUs."""
+    import ray
+
+    if address is not None:
+        try:
+            ray.init(address=address, log_to_driver=False)
+        except ConnectionError as e:
+            raise RLlibRunError(f"cannot join a Ray cluster at {address!r}: {e}. Start one with `ray start --head`; "
+                                f"if it uses token authentication (the default of `ray start`), set "
+                                f"RAY_AUTH_MODE=token here, with the head's ~/.ray/auth_token") from None
+    else:
+        # "local": a new instance even where `ray start` left a cluster address on this machine
+        ray.init(address="local", num_cpus=num_cpus, include_dashboard=False, log_to_driver=False)
+
+
+def build_algorithm(cfg: dict):
+    """The PPO Algorithm on the running Ray instance (env registered, snapshot slots filled)."""
+    from ray.tune.registry import register_env
+
+    register_env(ENV_NAME, make_env)
+    algo = ppo_config(cfg).build_algo()
+    snapshot(algo, snapshot_modules(cfg["self_play"]["pool_size"]))
+    return algo
+
+
+def snapshot(algo, slots: list[str]) -> None:
+    """Copy the learner's current weights into the snapshot modules `slots`, learner and env runners."""
+    w = algo.learner_group.get_weights(module_ids=[LEARNER])[LEARNER]
+    algo.learner_group.set_weights({s: w for s in slots})
+    algo.env_runner_group.sync_weights(from_worker_or_learner_group=algo.learner_group, policies=list(slots),
+                                       inference_only=True, timeout_seconds=60.0)
+
+
+def iteration_row(it: int, result: dict, seconds: float) -> dict:
+    """The progress.csv row of one algo.train() result."""
+    er = result.get("env_runners", {})
+    steps = int(er.get("num_env_steps_sampled", 0))
+    ret = er.get("module_episode_returns_mean", {}).get(LEARNER, float("nan"))
+    return {"iteration": it, "env_steps": steps, "seconds": round(seconds, 3),
+            "env_steps_per_s": round(steps / seconds, 1) if seconds > 0 else 0.0,
+            "learner_return_mean": ret,
+            "episodes": int(er.get("num_episodes", 0))}
+
+
+STATE_FILE = "state.json"
+MAY_CHANGE_ON_RESUME = ("budget", "ray")
+
+
+class RLlibTrainer:
+    """One run (see the module docstring); Ray must be initialised (init_ray). With `resume`, the
+    run in run_dir goes on from its last checkpoint (state.json)."""
+
+    def __init__(self, cfg: dict, run_dir=None, progress: bool = True, resume: bool = False):
+        self.cfg, self.progress = cfg, progress
+        self.run = Path(run_dir) if run_dir is not None else Path("runs/rllib") / cfg["name"]
+        state = self._open_run(resume)
+        self.algo = build_algorithm(cfg)
+        self.iteration, self.env_steps = state["iteration"], state["env_steps"]
+        self.train_seconds, self.snapshots = state["train_seconds"], state["snapshots"]
+        if resume:
+            self.algo.restore_from_path(state["checkpoint"])
+
+    def _open_run(self, resume: bool) -> dict:
+        path = self.run / STATE_FILE
+        if resume:
+            if not path.exists():
+                raise RLlibRunError(f"--resume: no run to resume in {self.run} (no {STATE_FILE})")
+            state = json.loads(path.read_text())
+            old = state["config"]
+            diff = sorted(k for k in set(old) | set(self.cfg)
+                          if k not in MAY_CHANGE_ON_RESUME and old.get(k) != self.cfg.get(k))
+            if diff:
+                raise RLlibRunError(f"--resume: the config differs from the run's in {', '.join(diff)} (only "
+                                    f"{' and '.join(MAY_CHANGE_ON_RESUME)} may change); use another run directory")
+            return state
+        if path.exists() or (self.run / "progress.csv").exists():
+            raise RLlibRunError(f"{self.run} already holds a run; --resume continues it, or choose another --out")
+        (self.run / "checkpoints").mkdir(parents=True, exist_ok=True)
+        (self.run / "config.yaml").write_text(dump_config(self.cfg))
+        return {"iteration": 0, "env_steps": 0, "train_seconds": 0.0, "snapshots": 0}
+
+    def checkpoint(self, it: int) -> Path:
+        """Save the algorithm (once per iteration) and the run's state.json pointing at it."""
+        path = (self.run / "checkpoints" / f"iter_{it:06d}").resolve()
+        if not path.exists():
+            self.algo.save_to_path(str(path))
+            state = {"iteration": it, "env_steps": self.env_steps, "train_seconds": self.train_seconds,
+                     "snapshots": self.snapshots, "checkpoint": str(path), "config": self.cfg}
+            (self.run / STATE_FILE).write_text(json.dumps(state, indent=1))
+        return path
+
+    def evaluate(self, it: int, games: int) -> list[dict]:
+        if games == 0:
+            return []
+        rows = evaluate(self.checkpoint(it), self.cfg, self.run / "eval" / f"{it:06d}", games,
+                        seed=self.cfg["seed"] + EVAL_SEED_OFFSET)
+        append_rows(self.run / "evaluations.csv", rows, self.env_steps, self.train_seconds / 60.0)
+        plot_learning_curve(self.run / "evaluations.csv", self.run / "learning_curve.png",
+                            title=f"{self.cfg['name']} (RLlib): learned vs baselines", num_players=self.cfg["num_players"])
+        if self.progress:
+            print(f"iteration {it}: " + ", ".join(f"vs {r['opponent']} {100 * r['win_rate']:.1f}% of {r['games']}"
+                                                  for r in rows), file=sys.stderr)
+        return rows
+
+    def done(self, it: int) -> bool:
+        b = self.cfg["budget"]
+        return ((b["iterations"] is not None and it >= b["iterations"])
+                or (b["steps"] is not None and self.env_steps >= b["steps"])
+                or (b["minutes"] is not None and self.train_seconds >= 60 * b["minutes"]))
+
+    def train(self) -> dict:
+        """Train to the budget; checkpoint, snapshot and evaluate on schedule; the final checkpoint is
+        evaluated with final_games."""
+        from tqdm import tqdm
+
+        cfg = self.cfg
+        pool = snapshot_modules(cfg["self_play"]["pool_size"])
+        ev, every_ckpt = cfg["evaluation"], cfg["checkpoint_every_iterations"]
+        bar = tqdm(total=cfg["budget"]["iterations"], initial=self.iteration, unit="it", disable=not self.progress,
+                   dynamic_ncols=True)
+        it = self.iteration
+        new = it == 0
+        if not new:      # iterations after the last checkpoint are done again
+            lines = (self.run / "progress.csv").read_text().splitlines(keepends=True)
+            (self.run / "progress.csv").write_text("".join(lines[:it + 1]))
+        with open(self.run / "progress.csv", "w" if new else "a", newline="") as fh:
+            log = csv.DictWriter(fh, fieldnames=PROGRESS_COLUMNS)
+            if new:
+                log.writeheader()
+            while not self.done(it):
+                t0 = time.perf_counter()
+                result = self.algo.train()
+                dt = time.perf_counter() - t0
+                it += 1
+                self.train_seconds += dt
+                row = iteration_row(it, result, dt)
+                if row["env_steps"] == 0:
+                    raise RLlibRunError(f"iteration {it} sampled no env step (env runners lost?); their logs are "
+                                        f"in Ray's session directory (logs/worker-*.err)")
+                self.env_steps += row["env_steps"]
+                log.writerow(row)
+                fh.flush()
+                bar.update(1)
+                bar.set_postfix_str(f"{row['env_steps_per_s']:,.0f} env steps/s, learner return "
+                                    f"{row['learner_return_mean']:.3f}", refresh=False)
+                if it % cfg["self_play"]["snapshot_every_iterations"] == 0:
+                    snapshot(self.algo, [pool[self.snapshots % len(pool)]])
+                    self.snapshots += 1
+                if it % every_ckpt == 0:
+                    self.checkpoint(it)
+                if ev["every_iterations"] is not None and it % ev["every_iterations"] == 0 and not self.done(it):
+                    self.evaluate(it, ev["games"])
+        bar.close()
+        final = self.checkpoint(it)
+        rows = self.evaluate(it, ev["final_games"])
+        summary = {"run_dir": str(self.run), "iterations": it, "env_steps": self.env_steps,
+                   "train_minutes": self.train_seconds / 60.0,
+                   "env_steps_per_s": self.env_steps / self.train_seconds if self.train_seconds else 0.0,
+                   "final_checkpoint": str(final), "final": rows}
+        (self.run / "summary.json").write_text(json.dumps(summary, indent=1))
+        return summary
+
+    def close(self) -> None:
+        self.algo.stop()
+
+
+def train_rllib(cfg: dict, run_dir=None, address: str | None = None, num_cpus: int | None = None,
+                progress: bool = True, resume: bool = False) -> dict:
+    """Start (or join) Ray, train (or with resume, go on training) as the resolved config says, stop
+    the algorithm and Ray; the summary."""
+    import ray
+
+    init_ray(address if address is not None else cfg["ray"]["address"],
+             num_cpus if num_cpus is not None else cfg["ray"]["num_cpus"])
+    try:
+        import torch
+
+        torch.set_num_threads(1)
+        trainer = RLlibTrainer(cfg, run_dir, progress, resume)
+        try:
+            return trainer.train()
+        finally:
+            trainer.close()
+    finally:
+        ray.shutdown()

@@ -1,0 +1,244 @@
+"""Gymnasium environment with one learning seat: `v1919_env.gym_env(...)` or
+`gymnasium.make("Versailles1919-v0")`.
+
+Any id of the action space is a valid input to `step()` (Gymnasium's contract): by default an
+illegal one ends the episode with `illegal_penalty` and `info["illegal_action"] = True`, the game
+itself untouched; `illegal_action="raise"` raises the core's error instead.
+
+The other seats are played by opponent policies (random by default; any callable
+`policy(observation_dict, info) -> action` or an object with `.act(observation, action_mask)`;
+agents of the `agents` package whose `needs_game` is true also get `game=`, a copy of the game).
+Opponents with a `reset(seed)` method are reseeded from the episode seed at every reset. An
+opponent that raises or returns something other than a legal action id ends the episode as
+truncated with reward 0 and `info["opponent_error"]` (seat, nation, error); with
+`illegal_action="raise"` an `OpponentError` is raised instead and the game is put back to the
+learner's decision, as if its action had not been taken.
+`action_masks()` serves sb3-contrib's MaskablePPO. The episode ends at game end; the reward is
+the learner's terminal reward (v1919_env.rewards). On truncation (the safety cap, project ruling
+P-08) the reward is computed from the scores at that moment. `RandomPolicy` opponents are reseeded
+from the episode seed at every reset, so a seeded reset replays the same game.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from v1919_env.actions import NUM_ACTIONS, IllegalActionError, action_id
+from v1919_env.core import layout as L
+from v1919_env.core.observe import OBS_SIZE, observe_and_mask
+from v1919_env.core.step import legal, play_random_until, try_step
+from v1919_env.game import Game
+from v1919_env.envs.pettingzoo_env import OBS_HIGH, observation_space
+from v1919_env.view.text import RENDER_MODES, render_mode_output
+from v1919_env.rewards import REWARD_KINDS, terminal_rewards
+
+
+
+class OpponentError(RuntimeError):
+    """An opponent policy raised or chose something that is not a legal action."""
+
+    def __init__(self, seat: int, nation: str, error: str):
+        super().__init__(f"opponent in seat {seat} ({nation}) failed: {error}")
+        self.seat, self.nation, self.error = seat, nation, error
+
+
+class RandomPolicy:
+    """Uniformly random legal actions from its own generator."""
+
+    def __init__(self, seed: int | None = None):
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal_ids = np.flatnonzero(action_mask)
+        return int(legal_ids[self.rng.integers(len(legal_ids))])
+
+
+class Versailles1919Env(gym.Env):
+    """One seat learns; the others are opponents. obs_mode 'dict' (observation + action_mask, the
+    PettingZoo layout) or 'vector' (the observation only; use action_masks()). seating: the
+    nations clockwise around the table (see v1919_env.seating); `seat` is a nation index."""
+
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 1}
+    PLAYERS = (2, 3, 4)
+
+    def __init__(self, num_players: int = 4, seat: int = 0, opponents: Sequence | Callable | None = None,
+                 reward: str = "win_loss", obs_mode: str = "dict", render_mode: str | None = None,
+                 variant: str = "standard", negotiation: bool = False, card_set: str | None = None,
+                 random_seat: bool = False, illegal_action: str = "penalize", illegal_penalty: float = -1.0,
+                 seating=None):
+        if num_players not in self.PLAYERS:
+            raise ValueError(f"num_players must be one of {self.PLAYERS}, got {num_players}")
+        if not 0 <= seat < num_players:
+            raise ValueError(f"seat must be in 0..{num_players - 1}, got {seat}")
+        if reward not in REWARD_KINDS:
+            raise ValueError(f"reward must be one of {REWARD_KINDS}, got {reward!r}")
+        if obs_mode not in ("dict", "vector"):
+            raise ValueError(f"obs_mode must be 'dict' or 'vector', got {obs_mode!r}")
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode must be None or one of {RENDER_MODES}, got {render_mode!r}")
+        if illegal_action not in ("raise", "penalize"):
+            raise ValueError(f"illegal_action must be 'raise' or 'penalize', got {illegal_action!r}")
+        self.illegal_action = illegal_action
+        self.illegal_penalty = float(illegal_penalty)
+        self.num_players = num_players
+        self.seat = seat
+        self.random_seat = random_seat
+        self.reward_kind = reward
+        self.obs_mode = obs_mode
+        self.render_mode = render_mode
+        self.config = dict(variant=variant, negotiation=negotiation, card_set=card_set, seating=seating)
+        self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self.observation_space = observation_space() if obs_mode == "dict" else \
+            spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32)
+        if opponents is None:
+            opponents = [RandomPolicy() for _ in range(num_players)]
+        elif callable(opponents) or hasattr(opponents, "act"):
+            opponents = [opponents] * num_players
+        self.opponents = list(opponents)
+        if len(self.opponents) < num_players:
+            raise ValueError(f"need one opponent policy per seat ({num_players}), got {len(self.opponents)}")
+        # random opponents are played inside one compiled call (same distribution, faster)
+        self._all_random = all(type(p) is RandomPolicy for k, p in enumerate(self.opponents) if k != seat) \
+            and not random_seat
+        self._rng_state = np.ones(1, np.uint64)
+        self._buf = np.empty(L.MAX_LEGAL, np.int64)
+        self.game: Game | None = None
+        self._ended = False
+        self.card_set_label = self._new_game(0).cards.label
+
+    # ------------------------------------------------------------------ helpers
+    def _new_game(self, seed: int) -> Game:
+        return Game.new(self.num_players, seed=seed, **self.config)
+
+    def _reward(self, scores: list[dict] | None) -> float:
+        """The learner's reward for a legal step: its terminal reward once the game is over (`scores`),
+        else 0."""
+        return 0.0 if scores is None else float(terminal_rewards(scores, self.reward_kind)[self.seat])
+
+    def _observe(self, seat: int):
+        obs = np.empty(OBS_SIZE, np.float32)
+        mask = np.empty(NUM_ACTIONS, np.int8)
+        observe_and_mask(self.game.state, self.game.T, seat, obs, mask, self._buf)
+        if self.obs_mode == "dict":
+            return {"observation": obs, "action_mask": mask}
+        return obs
+
+    def _info(self) -> dict:
+        st = self.game.state
+        return {"decision": "game_over" if st[L.GAME_OVER] else L.DECISION_LIST[st[L.PENDING]], "seat": self.seat,
+                "card_set": self.card_set_label}
+
+    def _play_opponents(self) -> None:
+        """Play the other seats until the learner must decide or the game ends; raises
+        OpponentError (naming the seat) when a policy fails, its move not applied."""
+        g = self.game
+        if self._all_random:
+            play_random_until(g.state, g.T, self.seat, self._rng_state, self._buf)
+            return
+        while not g.is_over and int(g.state[L.PENDING_PLAYER]) != self.seat:
+            p = int(g.state[L.PENDING_PLAYER])
+            pol = self.opponents[p]
+            obs = np.empty(OBS_SIZE, np.float32)      # fresh arrays: a policy may keep them
+            mask = np.empty(NUM_ACTIONS, np.int8)
+            observe_and_mask(g.state, g.T, p, obs, mask, self._buf)
+            try:
+                if hasattr(pol, "act"):
+                    a = pol.act(obs, mask, game=g.clone()) if getattr(pol, "needs_game", False) else \
+                        pol.act(obs, mask)
+                else:
+                    a = pol({"observation": obs, "action_mask": mask}, {"decision": g.decision, "seat": p})
+                a = action_id(a)
+            except Exception as e:            # any failure of the policy's code is the opponent's
+                raise OpponentError(p, g.seat_name(p).lower(), f"{type(e).__name__}: {e}") from e
+            if not try_step(g.state, g.T, a, self._buf):
+                raise OpponentError(p, g.seat_name(p).lower(),
+                                    f"chose illegal action {a} ({g.describe(a)}) in phase '{g.decision}'")
+
+    def _opponent_failed(self, err: OpponentError):
+        """End the episode as truncated, the opponent's error in info (the 'penalize' policy)."""
+        self._ended = True
+        info = self._info()
+        info["opponent_error"] = {"seat": err.seat, "nation": err.nation, "error": err.error}
+        obs = self._observe(self.seat)
+        if self.obs_mode == "dict":
+            obs["action_mask"][:] = 0
+        return obs, 0.0, False, True, info
+
+    # ------------------------------------------------------------------ gym API
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        game_seed = int(self.np_random.integers(0, 2 ** 62))
+        if self.random_seat:
+            self.seat = int(self.np_random.integers(self.num_players))
+        for k, pol in enumerate(self.opponents):
+            if isinstance(pol, RandomPolicy):
+                pol.rng = np.random.default_rng(game_seed + 7 * k + 1)
+            elif k != self.seat and callable(getattr(pol, "reset", None)):
+                pol.reset(game_seed + 7 * k + 1)
+        self._rng_state[0] = np.uint64(game_seed * 2 + 1)
+        self.game = self._new_game(game_seed)
+        self._ended = False
+        try:
+            self._play_opponents()
+        except OpponentError:
+            self._ended = True               # no live episode: reset() again once the policy is fixed
+            raise
+        if self.render_mode == "human":
+            self.render()
+        return self._observe(self.seat), self._info()
+
+    def step(self, action):
+        g = self.game
+        if g is None or g.state[L.GAME_OVER] or self._ended:
+            raise RuntimeError("call reset() before step() (the episode has ended)")
+        before = g.state.copy() if not self._all_random else None
+        try:
+            legal_id = try_step(g.state, g.T, action_id(action), self._buf)
+        except IllegalActionError:
+            legal_id = False
+        if not legal_id:
+            if self.illegal_action == "raise":
+                g.step(action)           # raises IllegalActionError naming the phase; nothing changes
+            # the episode ends with the penalty; the game itself is untouched
+            self._ended = True
+            info = self._info()
+            info["illegal_action"] = True
+            obs = self._observe(self.seat)
+            if self.obs_mode == "dict":
+                obs["action_mask"][:] = 0        # nothing is legal once the episode has ended
+            return obs, self.illegal_penalty, True, False, info
+        try:
+            self._play_opponents()
+        except OpponentError as err:
+            if self.illegal_action == "raise":
+                g.state[:] = before      # as if the learner's action had not been taken
+                raise
+            return self._opponent_failed(err)
+        obs = self._observe(self.seat)
+        info = self._info()
+        if self.render_mode == "human":
+            self.render()
+        if g.state[L.GAME_OVER]:
+            sc = g.scores()
+            info["scores"] = sc
+            return obs, self._reward(sc), not g.truncated, g.truncated, info
+        return obs, self._reward(None), False, False, info
+
+    def action_masks(self) -> np.ndarray:
+        """Boolean mask of the learner's legal actions (sb3-contrib MaskablePPO)."""
+        m = np.zeros(NUM_ACTIONS, bool)
+        g = self.game
+        if g is not None and not g.is_over and not self._ended:
+            n = legal(g.state, g.T, self._buf)
+            m[self._buf[:n]] = True
+        return m
+
+    def render(self):
+        return render_mode_output(self.game, self.render_mode)
+
+
+def gym_env(**kwargs) -> Versailles1919Env:
+    return Versailles1919Env(**kwargs)
