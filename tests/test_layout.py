@@ -21,7 +21,7 @@ LAYERS = [
     ("game", ["v1919_env.game"]),
     ("records and replay", ["v1919_env.records", "v1919_env.view.replay_html", "v1919_env.view"]),
     ("envs", ["v1919_env.envs"]),
-    ("public surface", ["v1919_env", "v1919_env.compat", "v1919_env.openspiel_game"]),
+    ("public surface", ["v1919_env", "v1919_env.compat", "v1919_env.openspiel_game", "v1919_env.versailles1919_v0"]),
     ("agents", ["agents"]),
     ("training", ["training"]),
     ("commands", ["v1919_env.cli", "v1919_env.bench", "v1919_env.docs"]),

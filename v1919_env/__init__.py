@@ -8,9 +8,15 @@ the facade (`actions`, `rewards`, `seating`, `variants`, `positions/`, `game`, `
 package's public names (loaded lazily), and on top the commands (`cli`, `bench`, `docs`), which may
 also import `agents` and `training`. tests/test_layout.py checks the order.
 """
-from .cards import CardDataError, CardSet, load_card_set
+from importlib import metadata as _metadata
 
-__version__ = "0.1.0"
+from .cards import CardDataError, CardSet, load_card_set
+from .envs.versions import GYM_ID, SOLITAIRE_GYM_ID
+
+try:
+    __version__ = _metadata.version("v1919-env")
+except _metadata.PackageNotFoundError:      # a source tree that was never installed
+    __version__ = "0+unknown"
 __all__ = ["CardDataError", "CardSet", "load_card_set", "Game", "env", "raw_env", "gym_env", "solitaire_env",
            "__version__"]
 
@@ -37,10 +43,10 @@ def _register() -> None:
         import gymnasium
     except ImportError:      # pragma: no cover
         return
-    if "Versailles1919-v0" not in gymnasium.registry:
-        gymnasium.register(id="Versailles1919-v0", entry_point="v1919_env.envs.gymnasium_env:Versailles1919Env")
-    if "Versailles1919Solitaire-v0" not in gymnasium.registry:
-        gymnasium.register(id="Versailles1919Solitaire-v0", entry_point="v1919_env.envs.solitaire_gym:SolitaireEnv")
+    if GYM_ID not in gymnasium.registry:
+        gymnasium.register(id=GYM_ID, entry_point="v1919_env.envs.gymnasium_env:Versailles1919Env")
+    if SOLITAIRE_GYM_ID not in gymnasium.registry:
+        gymnasium.register(id=SOLITAIRE_GYM_ID, entry_point="v1919_env.envs.solitaire_gym:SolitaireEnv")
 
 
 _register()

@@ -8,8 +8,10 @@ def observation_table() -> str:
     """Every slice of the observation vector as a Markdown table."""
     from .core.layout import DECISION_NAMES
     from .core.observe import OBS_SIZE, obs_slices
+    from .envs.versions import OBSERVATION_VERSION
     rows = [f"# Observation layout ({OBS_SIZE} float32 values)", "",
-            "Generated from `v1919_env/core/observe.py` (`python -m v1919_env.docs`). Seats are relative: "
+            f"Observation version {OBSERVATION_VERSION} (`v1919_env.envs.versions`; docs/versioning.md says when it "
+            "changes). Generated from `v1919_env/core/observe.py` (`python -m v1919_env.docs`). Seats are relative: "
             "index 0 is the observing seat, then the others clockwise; a fifth index, where present, means "
             "'nobody'.", "", "| slice | offset | size | content |", "|---|---|---|---|"]
     for name, (off, n, desc) in obs_slices().items():
@@ -46,7 +48,8 @@ Generated from `v1919_env/core/actions.py` (`python -m v1919_env.docs`).
   ({", ".join(REGIONS)}) or by name; seats 0..3 = UK, France, USA, Italy or by nation; an issue's options
   0..3 in card order (or by name in positions and `option_name`); slots, branches and the other small
   choices from 0. `reclaim`'s `recall` is a region bit mask or a list of regions.
-- The state array (and `decode`) hold numbers only; cards there are 0-based (card number - 1).
+- `decode` gives the numbers `encode` takes (cards by their printed number, 1-based); only the state array
+  and the core hold cards 0-based (card number - 1).
 
 Unit sources: each segment numbers only the places a unit can come from for it; the names work in all:
 
