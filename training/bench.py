@@ -37,7 +37,7 @@ def measure(raw: dict, steps: int) -> dict:
     raw["checkpoint_every_steps"] = 10 ** 12
     cfg = config_from_dict(raw, raw.get("name") or "bench")
     with tempfile.TemporaryDirectory() as d:
-        s = train(cfg, d, progress=False, log=lambda *_: None)
+        s = train(cfg, d, progress=False)
     return {"steps": s["steps"], "seconds": s["train_minutes"] * 60, "steps_per_s": s["steps_per_s"]}
 
 

@@ -84,8 +84,8 @@ class TrainCallback(BaseCallback):
 class Trainer:
     """One training run (see the module docstring)."""
 
-    def __init__(self, cfg: dict, run_dir=None, resume: bool = False, progress: bool = True, log=print):
-        self.cfg, self.progress, self.log = cfg, progress, log
+    def __init__(self, cfg: dict, run_dir=None, resume: bool = False, progress: bool = True):
+        self.cfg, self.progress = cfg, progress
         self.run = Path(run_dir) if run_dir is not None else Path("runs/train") / cfg["name"]
         self.state = self._open_run(resume)
         torch.set_num_threads(cfg["torch_threads"])
@@ -224,8 +224,7 @@ class Trainer:
                                  progress=self.progress)
         gen = time.perf_counter() - t0
         result = fit(self.model.policy, data, pre["epochs"], pre["batch_size"], pre["learning_rate"],
-                     pre["value_coef"], pre["holdout"], seed=self.cfg["seed"], progress=self.progress,
-                     log=lambda msg: print(msg, file=sys.stderr))       # stdout is the summary's (CLI)
+                     pre["value_coef"], pre["holdout"], seed=self.cfg["seed"], progress=self.progress)
         del data
         result.update(teacher=pre["teacher"], generate_seconds=gen, seconds=time.perf_counter() - t0)
         self.state["pretrain"] = result
@@ -277,8 +276,8 @@ class Trainer:
         return summary
 
 
-def train(cfg: dict, run_dir=None, resume: bool = False, progress: bool = True, log=print) -> dict:
+def train(cfg: dict, run_dir=None, resume: bool = False, progress: bool = True) -> dict:
     """Run (or with resume, continue) the training a resolved config describes; returns the summary."""
     if not isinstance(cfg, dict):
         raise ConfigError("train() takes a resolved config (training.config.load_config)")
-    return Trainer(cfg, run_dir, resume, progress, log).train()
+    return Trainer(cfg, run_dir, resume, progress).train()

@@ -10,6 +10,7 @@ Its time counts as training time (inside `budget.minutes`; state.json keeps it a
 """
 from __future__ import annotations
 
+import logging
 import time
 
 import numpy as np
@@ -17,6 +18,7 @@ import torch
 import torch.nn.functional as F
 
 ILLEGAL_LOGIT = -1.0e9
+logger = logging.getLogger(__name__)
 
 
 def policy_outputs(policy, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -55,9 +57,9 @@ def evaluate_fit(policy, data, idx: np.ndarray, batch_size: int = 4096) -> dict:
 
 
 def fit(policy, data, epochs: int, batch_size: int, learning_rate: float, value_coef: float, holdout: float,
-        seed: int, progress: bool = False, log=print) -> dict:
+        seed: int, progress: bool = False) -> dict:
     """Fit `policy` (in place) to the teacher data; returns the held-out figures before and after and
-    the seconds it took."""
+    the seconds it took. Logs the held-out figures (logger `training.pretrain`, INFO)."""
     from tqdm import tqdm
 
     t0 = time.perf_counter()
@@ -88,6 +90,6 @@ def fit(policy, data, epochs: int, batch_size: int, learning_rate: float, value_
     after = evaluate_fit(policy, data, hold)
     out = {"decisions": len(data), "games": data.games, "holdout": n_hold, "before": before, "after": after,
            "fit_seconds": time.perf_counter() - t0}
-    log(f"imitation: held-out accuracy {after['accuracy']:.3f} (cross-entropy {after['cross_entropy']:.3f}, "
+    logger.info(f"imitation: held-out accuracy {after['accuracy']:.3f} (cross-entropy {after['cross_entropy']:.3f}, "
         f"value MSE {after['value_mse']:.3f}) after {epochs} epochs over {len(train):,} decisions")
     return out

@@ -7,6 +7,8 @@ import os
 import sys
 import textwrap
 
+from .logs import show_logs_on_terminal
+
 
 class UsageError(ValueError):
     """A command-line value that names nothing this build knows (printed without a traceback)."""
@@ -244,6 +246,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    show_logs_on_terminal()
     try:
         return args.func(args)
     except BrokenPipeError:             # output piped into `head` and the like

@@ -2,6 +2,8 @@
 value targets from the seat's final reward) and the fit of policy and value heads to them."""
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 import pytest
 
@@ -72,7 +74,7 @@ def test_same_seed_same_decisions(data):
         teacher_decisions("greedy", 10, 4, REWARD, gamma=0.99, seed=3)
 
 
-def test_fit_learns_the_teacher_and_the_values(data):
+def test_fit_learns_the_teacher_and_the_values(data, caplog, capsys):
     import torch
     from sb3_contrib import MaskablePPO
 
@@ -87,8 +89,11 @@ def test_fit_learns_the_teacher_and_the_values(data):
     model = MaskablePPO("MlpPolicy", venv, policy_kwargs=policy_kwargs(cfg), device="cpu", seed=0)
     idx = np.arange(len(data))
     before = evaluate_fit(model.policy, data, idx)
-    out = fit(model.policy, data, epochs=8, batch_size=128, learning_rate=3e-3, value_coef=0.5, holdout=0.05,
-              seed=0, log=lambda *_: None)
+    with caplog.at_level(logging.INFO, logger="training.pretrain"):
+        out = fit(model.policy, data, epochs=8, batch_size=128, learning_rate=3e-3, value_coef=0.5, holdout=0.05,
+                  seed=0)
+    assert capsys.readouterr().out == ""             # library code logs, it does not print
+    assert [r.getMessage().split(":")[0] for r in caplog.records] == ["imitation"]
     after = evaluate_fit(model.policy, data, idx)
     assert out["holdout"] == 150 and out["after"]["cross_entropy"] < out["before"]["cross_entropy"]
     assert after["accuracy"] > before["accuracy"] + 0.2

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import csv
 import json
-import sys
+import logging
 import time
 from pathlib import Path
 
@@ -29,6 +29,8 @@ from training.config import dump_config
 from training.evaluate import EVAL_SEED_OFFSET, append_rows, evaluate
 from training.plots import plot_learning_curve
 from training.rllib.env import ENV_NAME, LEARNER, make_env, module_of, observation_space, snapshot_modules
+
+logger = logging.getLogger(__name__)
 
 PROGRESS_COLUMNS = ("iteration", "env_steps", "seconds", "env_steps_per_s", "learner_return_mean", "episodes")
 
@@ -175,9 +177,8 @@ class RLlibTrainer:
         append_rows(self.run / "evaluations.csv", rows, self.env_steps, self.train_seconds / 60.0)
         plot_learning_curve(self.run / "evaluations.csv", self.run / "learning_curve.png",
                             title=f"{self.cfg['name']} (RLlib): learned vs baselines", num_players=self.cfg["num_players"])
-        if self.progress:
-            print(f"iteration {it}: " + ", ".join(f"vs {r['opponent']} {100 * r['win_rate']:.1f}% of {r['games']}"
-                                                  for r in rows), file=sys.stderr)
+        logger.info(f"iteration {it}: " + ", ".join(f"vs {r['opponent']} {100 * r['win_rate']:.1f}% of {r['games']}"
+                                                      for r in rows))
         return rows
 
     def done(self, it: int) -> bool:
