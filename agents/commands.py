@@ -54,6 +54,7 @@ def print_game(specs: list[dict], *, num_players: int, seed: int, variant: str =
 
     from .human import QuitGame
     from .play import build_agents, format_move, format_result, run_game
+    from .precompile import precompile
     from v1919_env.records import replay, write_record
 
     try:
@@ -62,6 +63,7 @@ def print_game(specs: list[dict], *, num_players: int, seed: int, variant: str =
         _err(str(e))
         return 2
     try:
+        precompile(specs, num_players, variant, solitaire)     # a line per stage that compiles, before the game
         print(Game.new(num_players, seed=seed, variant=variant, **(solitaire or {})).render())
     except ValueError as e:                 # an unknown variant
         _err(str(e))

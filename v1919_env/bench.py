@@ -43,6 +43,45 @@ def _timed_subprocess(env_extra: dict) -> float:
     return max(wall, float(out.stdout.strip().splitlines()[-1]))
 
 
+_COMPILE_SNIPPET = ("import json, resource, sys, time\n"
+                    "from agents.play import DEMO_LINEUP, parse_agents_arg\n"
+                    "from agents.precompile import precompile\n"
+                    "t = time.perf_counter()\n"
+                    "out = precompile(parse_agents_arg(','.join(DEMO_LINEUP[:int(sys.argv[1])])), int(sys.argv[1]))\n"
+                    "ru = resource.getrusage(resource.RUSAGE_SELF)\n"
+                    "print(json.dumps({'stages': out, 'wall_s': time.perf_counter() - t, "
+                    "'cpu_s': ru.ru_utime + ru.ru_stime}))")
+
+
+def bench_compile(num_players: int = 4, literal_dispatch: bool = False) -> dict:
+    """Cold compile of what `v1919 demo` runs (the rules core, then each demo agent's kernels), in a
+    new process with an empty cache: per stage the kernels compiled and the seconds, and the whole
+    process's wall-clock and CPU seconds (CPU is steadier on a busy machine). `literal_dispatch`
+    compiles as numba does by default, one version per constant argument and integer width
+    (V1919_LITERAL_DISPATCH=1, v1919_env/core/__init__.py), for the before/after comparison."""
+    with tempfile.TemporaryDirectory() as d:
+        env = dict(os.environ, NUMBA_CACHE_DIR=d, V1919_LITERAL_DISPATCH="1" if literal_dispatch else "")
+        t = time.perf_counter()
+        out = subprocess.run([sys.executable, "-c", _COMPILE_SNIPPET, str(num_players)], env=env,
+                             capture_output=True, text=True, check=True)
+    res = json.loads(out.stdout.strip().splitlines()[-1])
+    res["process_wall_s"] = time.perf_counter() - t
+    return res
+
+
+def format_compile(before: dict, after: dict, num_players: int) -> list[str]:
+    """The cold-compile table of `v1919 bench --compile`."""
+    lines = [f"v1919 bench --compile: cold compile of `v1919 demo --players {num_players}` (a new process, empty "
+             f"cache)", f"  {'stage':<34}{'numba default':>22}{'one version per kernel':>26}"]
+    for b, a in zip(before["stages"], after["stages"]):
+        lines.append(f"  {a['stage']:<34}{b['seconds']:>10.1f} s {b['compiled']:>4} kernels"
+                     f"{a['seconds']:>12.1f} s {a['compiled']:>4} kernels")
+    for key, what in (("wall_s", "all stages, wall-clock"), ("cpu_s", "the process, CPU")):
+        cut = 100 * (1 - after[key] / before[key])
+        lines.append(f"  {what:<34}{before[key]:>10.1f} s{'':>12}{after[key]:>10.1f} s   (-{cut:.0f}%)")
+    return lines
+
+
 def _repeat(fn, seconds: float, rounds: int = 5) -> tuple[float, float, dict]:
     """Run fn(budget) `rounds` times; (median rate, best rate, totals) of its (decisions, games, dt)."""
     rates, tot = [], {"decisions": 0, "games": 0, "seconds": 0.0}
@@ -468,6 +507,15 @@ def format_table(res: dict) -> str:
 
 
 def main(args) -> int:
+    if getattr(args, "compile", False):          # only the cold compile, numba's default against ours
+        n = max(2, args.players)
+        _progress("cold compile, numba's default dispatch (a new process, empty cache; minutes)", args.json)
+        before = bench_compile(n, literal_dispatch=True)
+        _progress("cold compile, one version per kernel", args.json)
+        after = bench_compile(n)
+        res = {"num_players": n, "compile_literal_dispatch": before, "compile": after}
+        print(json.dumps(res) if args.json else "\n".join(format_compile(before, after, n)))
+        return 0
     if getattr(args, "vector", False):           # only the vector env figures
         if args.players < 2:
             print("v1919 bench --vector: the vector env has 2 to 4 players", file=sys.stderr)

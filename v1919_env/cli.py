@@ -228,6 +228,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--env", action="store_true", help="also measure the PettingZoo AEC and Gymnasium envs")
     b.add_argument("--vector", action="store_true", help="only the vector env: learner steps/s at 64 and 256 games "
                    "against random and rulebot opponents")
+    b.add_argument("--compile", action="store_true", help="only the cold compile of `v1919 demo`, stage by stage, "
+                   "numba's default dispatch against one version per kernel (two new processes; minutes)")
     b.set_defaults(func=_cmd_bench)
     _add_agent_commands(sub)
     from training.cli import DESCRIPTION, add_arguments

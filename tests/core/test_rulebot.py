@@ -88,13 +88,18 @@ def test_political_2_only_pairs_it_can_afford():
     assert is_(bot(g), "place", slot=0, n=1)
 
 
-def test_political_3_reclaims_six_and_all_military_when_it_cannot_place():
+def test_political_3_reclaims_six_and_the_exhausted_military_when_it_cannot_place():
     """EN:906-907: not enough influence to lead on two issues -> recover six influence and all
-    military (the deployed unit too)."""
+    military "as normal": the exhausted unit comes back, the deployed one stays (rulings A-16; the
+    normal Reclaim only *may* recall deployed units, EN:278; "Reclaim inf/mil from Exhausted", EN:971),
+    the same reading as the solitaire bots'."""
     g = Game.from_dict(pos([{"issue": "Kiel Canal", "cubes": {"france": 3}}, {"issue": "Rheinland", "cubes": {"usa": 3}}],
                            players={"uk": {"influence": {"available": 1, "exhausted": 14},
                                            "military": {"available": 1, "exhausted": 1, "deployed": {"pacific": 7}}}}))
-    assert is_(bot(g), "reclaim", n=6, recall=1 << RIDX["pacific"])
+    assert is_(bot(g), "reclaim", n=6, recall=0)
+    g.step(encode("reclaim", n=6, recall=0))
+    uk = g.to_dict()["players"]["uk"]["military"]
+    assert uk["available"] == 2 and uk["exhausted"] == 0 and uk["deployed"] == {"pacific": 7}
 
 
 def test_political_4_settles_an_issue_another_player_is_winning():

@@ -357,3 +357,26 @@ def test_board_picture_shows_the_usa_faction_without_a_happiness_marker():
     assert 'class="happy" data-nation="usa"' not in svg and 'class="happy" data-nation="uk"' in svg
     assert "influence only" in svg and 'data-seat="usa"' in svg
     assert f"by {g.seat_name(g.current_player)} for USA" in g.render()
+
+
+def test_bidding_for_an_issue_the_usa_controlled_starts_with_the_player_whose_turn_it_is():
+    """EN:591: the bidding starts with the issue's controller; the USA is controlled by the player
+    whose turn it is (EN:791) and does not bid (EN:825), so that player bids first (rulings A-19 c),
+    whoever it is; the other player follows."""
+    first_bidders = {}
+    for seed in range(200):
+        g = Game.new(2, seed=seed)
+        rng = np.random.default_rng(seed)
+        while not g.is_over:
+            s = g.state
+            f = L.STACK + (int(s[L.SP]) - 1) * L.FRAME_W
+            if (g.decision == "bid" and s[f + L.F_PROC] == L.P_BID and s[f + L.F_A0 + 2] == USA
+                    and s[L.BID_HIGH] == -1 and s[L.BID_PASSED] == 1 << USA):
+                owner = int(s[L.TURN_OWNER])
+                assert g.current_player == owner, (seed, g.decisions_taken)
+                first_bidders[owner] = first_bidders.get(owner, 0) + 1
+            acts = g.legal_actions()
+            g.step(int(acts[rng.integers(len(acts))]))
+        if len(first_bidders) == 2 and min(first_bidders.values()) >= 3:
+            break
+    assert set(first_bidders) == {SEAT["uk"], SEAT["france"]}, first_bidders     # both turn owners were seen

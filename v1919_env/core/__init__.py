@@ -15,10 +15,19 @@ The rules kernels are compiled with `@njit(cache=True, _nrt=False)`: no referenc
 heap allocation in them or below them (scratch arrays come from core/stack.py). The atomic
 reference-count updates numba puts around array arguments and views took a quarter of a vector-env
 step. Only the entry points that allocate (batch helpers, play_games, the search) keep it.
+
+One compiled version per function: when compiled code calls a kernel, numba compiles that kernel
+again for every constant argument (`decide(s, D_BID, p)` gave 25 versions of `decide`) and every
+integer width (an int32 read from the state, an int64 computed), and each version of a procedure
+links and optimizes everything below it again. `_one_version_per_kernel` makes numba type such a
+call with plain int64 arguments instead (the caller converts; values are the same), which cut the
+cold compile of `v1919 demo` by about a third (`v1919 bench --compile`). `V1919_LITERAL_DISPATCH=1`
+turns it off (numba's default, for that comparison; its cache is kept apart).
 """
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import sys
 from pathlib import Path
@@ -33,6 +42,7 @@ def _set_cache_dir() -> None:
     h = hashlib.sha1()
     for f in sorted(here.glob("*.py")):
         h.update(f.read_bytes())
+    h.update(_LITERAL_DISPATCH.encode())
     base = Path(os.environ.get("V1919_CACHE", Path.home() / ".cache" / "v1919_env"))
     numba.config.CACHE_DIR = str(base / f"numba-{h.hexdigest()[:16]}")
 
@@ -45,10 +55,40 @@ def is_compiled() -> bool:
 
 
 def _announce_first_compile() -> None:
+    # on a terminal only; a warning, so that Python's last-resort handler shows it where logging is not set up
     if not is_compiled() and sys.stderr is not None and sys.stderr.isatty():
-        print("v1919_env: compiling the rules core (first run only, about a minute; later starts take a "
-              "second) ...", file=sys.stderr, flush=True)
+        logging.getLogger(__name__).warning("v1919_env: compiling the rules core (first run only, about a minute; "
+                                            "later starts take a second) ...")
 
 
+_PROJECT_MODULES = ("v1919_env", "agents", "training")
+_LITERAL_DISPATCH = os.environ.get("V1919_LITERAL_DISPATCH", "")
+
+
+def _one_version_per_kernel() -> None:
+    """Type calls from compiled code to this project's kernels with non-literal arguments, and
+    signed integers narrower than 64 bits as int64 (numba's Dispatcher.get_call_template is the one
+    place such a call is typed; it then compiles, or loads from the cache, that signature)."""
+    from numba.core import dispatcher, types
+
+    original = dispatcher.Dispatcher.get_call_template
+    if getattr(original, "_v1919", False) or _LITERAL_DISPATCH == "1":
+        return
+
+    def widen(t):
+        t = types.unliteral(t)
+        return types.int64 if isinstance(t, types.Integer) and t.signed and t.bitwidth < 64 else t
+
+    def get_call_template(self, args, kws):
+        if getattr(self.py_func, "__module__", "").startswith(_PROJECT_MODULES):
+            args = tuple(widen(a) for a in args)
+            kws = {k: widen(v) for k, v in kws.items()}
+        return original(self, args, kws)
+
+    get_call_template._v1919 = True
+    dispatcher.Dispatcher.get_call_template = get_call_template
+
+
+_one_version_per_kernel()
 _set_cache_dir()
 _announce_first_compile()

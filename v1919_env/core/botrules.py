@@ -27,7 +27,7 @@ from .actions import (A_ACCEPT, A_ADD_ISSUE, A_ADV_ISSUE, A_BID, A_BID_PASS, A_B
                       A_CHOOSE_ISSUE, A_CHOOSE_PLAYER, A_CHOOSE_REGION, A_DEMOB, A_DEPLOY, A_DRAFT, A_END_TURN,
                       A_FLAG, A_KEEP, A_MODIFIER, A_OPTION, A_PASS_POLITICAL, A_PLACE, A_RECLAIM, A_SETTLE, A_SIGN,
                       A_TO_AVAIL, A_TO_EXH)
-from .board import (SOLO_ICONS, _policy_next, deployed_mask, is_solo_icon, issues_in_region, slot_leader, slot_total,
+from .board import (SOLO_ICONS, _policy_next, is_solo_icon, issues_in_region, slot_leader, slot_total,
                     star_total, top, units_in_play, unit_at)
 from .layout import (BID_HIGH, D_ADD_ISSUE, D_ADV_EVENT, D_ADV_ISSUE, D_AFFECTED, D_BID, D_BRANCH, D_CHOOSE_PLAYER,
                      D_CHOOSE_REGION, D_DEMOB, D_DEPLOY, D_DRAFT, D_EVENT_CUBE, D_KEEP, D_MODIFIER, D_MUTINY, D_NAVAL,
@@ -397,14 +397,15 @@ def bot_place_second(s, T, p):
 
 @njit(cache=True, _nrt=False)
 def bot_reclaim(s, T, p):
-    """Priority 3 (EN:907): six influence (or all there is) and all military: exhausted and, for the
-    rulebot, deployed ("all Military"); the solitaire bots leave deployed units in place (rulings
-    A-16). -1 if there is nothing to take back."""
+    """Priority 3 (EN:907, "six Influence and all Military, as normal"): six influence (or all there
+    is) and every exhausted unit; deployed units stay, for the solitaire bots and the rulebot alike
+    (rulings A-16: the normal Reclaim takes exhausted units and only *may* recall deployed ones,
+    EN:278, and the rules summary reads "Reclaim inf/mil from Exhausted", EN:971). -1 if there is
+    nothing to take back."""
     k = min(T[T_RECLAIM_MAX], s[INF_EXH + p])
-    m = 0 if s[MODE] == MODE_SOLO else deployed_mask(s, p)
-    if k == 0 and m == 0 and s[MIL_EXH + p] == 0:
+    if k == 0 and s[MIL_EXH + p] == 0:
         return -1
-    return A_RECLAIM + k * 32 + m
+    return A_RECLAIM + k * 32
 
 
 @njit(cache=True, _nrt=False)

@@ -439,6 +439,10 @@ def bid_proc(s, T, kind, a):
         # the 2-player USA does not bid (EN:825)
         s[BID_PASSED] = (1 << USA_FACTION) if s[MODE] == MODE_TWO else 0
         first = s[f + F_A0 + 2]
+        if first == USA_FACTION and s[MODE] == MODE_TWO:
+            # EN:591 starts with the controller; the 2-player USA is controlled by the player whose
+            # turn it is (EN:791) and does not bid (EN:825): that player starts (rulings A-19 c)
+            first = turn_player(s)
         s[BID_TURN] = first if first >= 0 else s[ACTIVE]
         s[f + F_STEP] = 1
     if kind == D_BID:

@@ -1,0 +1,105 @@
+"""Compiling before play (agents/precompile.py) and one compiled version per kernel
+(v1919_env/core/__init__.py): issue 20's first-run item."""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+import agents.precompile as P
+from helpers import agent_fixtures  # noqa: F401  (registers the test agents)
+from agents.play import DEMO_LINEUP, parse_agents_arg
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# In a new process: precompile the demo's 4 seats, note how many versions of each project kernel are
+# loaded, play the demo's game, and report every kernel that needed a version it did not have yet.
+_AFTER_PRECOMPILE = """
+import gc, json
+from numba.core.registry import CPUDispatcher
+from agents.play import DEMO_LINEUP, build_agents, parse_agents_arg, run_game
+from agents.precompile import precompile
+specs = parse_agents_arg(",".join(DEMO_LINEUP))
+precompile(specs, 4)
+def loaded():
+    return {d.py_func.__module__ + "." + d.py_func.__qualname__: len(d.overloads) for d in gc.get_objects()
+            if isinstance(d, CPUDispatcher) and d.py_func.__module__.startswith(("v1919_env", "agents", "training"))}
+before = loaded()
+rec = run_game(build_agents(specs), specs, num_players=4, seed=1)
+after = loaded()
+print(json.dumps({"decisions": len(rec["actions"]), "new": sorted(k for k, n in after.items() if n > before.get(k, 0))}))
+"""
+
+
+def test_after_precompile_the_demo_game_needs_no_kernel_it_has_not_loaded():
+    r = subprocess.run([sys.executable, "-c", _AFTER_PRECOMPILE], cwd=ROOT, capture_output=True, text=True,
+                       timeout=900)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    assert out["decisions"] > 100
+    assert out["new"] == []
+
+
+def test_stages_are_the_rules_core_then_each_distinct_agent_without_the_human():
+    specs = parse_agents_arg("rulebot,human,rulebot,ismcts:iterations=5")
+    assert [t for t, _ in P.stages(specs, 4)] == ["the rules core", "agent rulebot", "agent ismcts:iterations=5"]
+    assert len(P.stages(parse_agents_arg(",".join(DEMO_LINEUP)), 4)) == 1 + len(set(DEMO_LINEUP))
+
+
+def test_a_stage_that_compiles_logs_a_line_when_it_starts_and_its_time_when_done(monkeypatch, caplog):
+    @njit
+    def fresh(x):                   # never compiled before: its first call compiles
+        return x + 1
+
+    monkeypatch.setattr(P, "stages", lambda *a, **k: [("a fresh kernel", lambda: fresh(np.int64(1))),
+                                                       ("nothing new", lambda: fresh(np.int64(2)))])
+    with caplog.at_level(logging.INFO, logger="agents.precompile"):
+        out = P.precompile([], 4)
+    assert [m.getMessage() for m in caplog.records][0] == "compiling a fresh kernel (stage 1 of 2) ..."
+    assert caplog.records[1].getMessage().startswith("  a fresh kernel: 1 kernels compiled in ")
+    assert len(caplog.records) == 2                        # the cached stage says nothing
+    assert [(s["stage"], s["compiled"]) for s in out] == [("a fresh kernel", 1), ("nothing new", 0)]
+
+
+def test_an_agent_that_fails_while_compiling_is_logged_and_compiling_goes_on(caplog):
+    specs = parse_agents_arg("test_raises:at=0,random")
+    with caplog.at_level(logging.WARNING, logger="agents.precompile"):
+        out = P.precompile(specs, 2)
+    assert [s["stage"] for s in out] == ["the rules core", "agent test_raises:at=0", "agent random"]
+    assert any("failed on a first decision while compiling" in r.getMessage() for r in caplog.records)
+
+
+# ----------------------------------------------------------------------------- one version per kernel
+_PROBE = """
+import json, numpy as np
+from numba import njit
+import v1919_env.core  # noqa: F401  (installs the dispatch rule)
+def callee(a, b):
+    return a + b
+callee.__module__ = "v1919_env.probe"          # a project kernel
+callee = njit(callee)
+@njit
+def caller(s):
+    return callee(s[0], 3) + callee(s[1], np.int64(4)) + callee(7, s[2])
+print(json.dumps({"value": int(caller(np.array([1, 2, 3], np.int32))), "signatures": [str(x) for x in callee.signatures]}))
+"""
+
+
+def _probe(literal_dispatch: str) -> dict:
+    env = dict(os.environ, V1919_LITERAL_DISPATCH=literal_dispatch)
+    r = subprocess.run([sys.executable, "-c", _PROBE], cwd=ROOT, capture_output=True, text=True, timeout=300, env=env)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def test_calls_from_compiled_code_compile_one_int64_version_of_a_project_kernel():
+    ours, numbas = _probe(""), _probe("1")
+    assert ours["value"] == numbas["value"] == 1 + 3 + 2 + 4 + 7 + 3
+    assert ours["signatures"] == ["(int64, int64)"]
+    assert len(numbas["signatures"]) == 3           # int32 and Literal[int](3), int32 and int64, Literal[int](7) and int32
