@@ -1,7 +1,7 @@
 """The `v1919 play`, `v1919 tournament` and `v1919 replay` commands (parsers live in v1919_env/cli.py).
 
 Each returns the process exit code: 0 done, 1 the run failed or a replay did not reproduce its
-result, 2 bad input (config, agent names, record file), 130 interrupted by Ctrl-C.
+result, 2 bad input (config, agent names, record file), 130 interrupted by Ctrl-C, 143 ended by SIGTERM.
 """
 from __future__ import annotations
 
@@ -143,8 +143,14 @@ def cmd_demo(args) -> int:
 
 
 def cmd_tournament(args) -> int:
+    import signal
+
+    from v1919_env.logs import show_logs_on_terminal
+
     from .tournament import ConfigError, TournamentError, TournamentInterrupted, load_config, play_games, report
     from .tournament.report import markdown_table
+
+    show_logs_on_terminal()             # the runner logs "resuming: ..." at INFO
 
     try:
         cfg = load_config(args.config)
@@ -163,7 +169,9 @@ def cmd_tournament(args) -> int:
             run = play_games(cfg, out, workers=args.workers, progress=not args.no_progress)
         except TournamentInterrupted as e:
             print(str(e), file=sys.stderr)
-            code = 130 if str(e).startswith("interrupted") else 1
+            code = 128 + e.signal               # 130 after Ctrl-C, 143 after SIGTERM
+            if e.signal == signal.SIGTERM:      # asked to end: no report
+                return code
         except TournamentError as e:
             _err(str(e))
             return 2

@@ -318,3 +318,22 @@ def test_a_replay_file_with_a_bad_solitaire_field_is_a_named_error(tmp_path, sol
     p = run_cli("replay", str(bad))
     assert p.returncode in (1, 2), (p.returncode, p.stderr)
     assert says in p.stderr and "Traceback" not in p.stderr, p.stderr
+
+
+# ----------------------------------------------------------------------------- 9. the card_set argument
+def test_game_new_with_a_card_set_of_the_wrong_type_is_a_card_data_error():
+    """None, a path (str or os.PathLike); anything else is a CardDataError naming the argument (the
+    command line prints it as one line), never a raw TypeError from the file system."""
+    out = run_probe("""
+        from v1919_env.cards import STANDARD_DIR
+        said = []
+        for value in ({}, 5, [1], b"cards.json", load_card_set()):
+            try:
+                Game.new(3, card_set=value)
+            except CardDataError as e:
+                said.append(str(e).startswith("card_set must be a card-set path (str or os.PathLike) or None")
+                            and f"got {type(value).__name__}" in str(e))
+        label = Game.new(3, card_set=STANDARD_DIR).cards.label
+        result(said, label == Game.new(3).cards.label)
+    """)
+    assert out == "[True, True, True, True, True] True"

@@ -24,6 +24,7 @@ run directory, so a run is reproduced from that file alone.
 from __future__ import annotations
 
 import copy
+import math
 
 import yaml
 
@@ -52,6 +53,7 @@ DEFAULTS = {
                  "value_coef": 0.5, "holdout": 0.02},
 }
 SELF = "self"                    # the opponent-pool key of the learner's past checkpoints
+SEED_MAX = 2 ** 32 - 1           # SB3 and RLlib seed numpy's global generator with it (np.random.seed's range)
 ACTIVATIONS = ("relu", "tanh")
 
 
@@ -82,8 +84,8 @@ def _number(cfg: dict, path: str, kind=(int, float), lo=None, hi=None, allow_non
     v = node[keys[-1]]
     if v is None and allow_none:
         return v
-    if isinstance(v, bool) or not isinstance(v, kind):
-        want = "an integer" if kind is int else "a number"
+    if isinstance(v, bool) or not isinstance(v, kind) or isinstance(v, float) and not math.isfinite(v):
+        want = "an integer" if kind is int else "a finite number"
         raise ConfigError(f"{path}: expected {want}{' or null' if allow_none else ''}, got {v!r}")
     if (lo is not None and v < lo) or (hi is not None and v > hi):
         raise ConfigError(f"{path}: {v} is out of range [{lo}, {hi if hi is not None else 'inf'}]")
@@ -96,15 +98,27 @@ def _layers(cfg: dict, path: str) -> None:
         raise ConfigError(f"{path}: expected a list of layer widths (positive integers), got {v!r}")
 
 
+def _variant(variant) -> None:
+    """A deck variant of the shipped card set (the one training plays), as Game.new checks it."""
+    from v1919_env.game import card_tables
+    from v1919_env.variants import variant_index
+
+    try:
+        variant_index(card_tables(None)[0], variant)
+    except ValueError as e:
+        raise ConfigError(f"variant: {e}") from None
+
+
 def validate(cfg: dict) -> dict:
     """Check every field of a merged config; returns it."""
     from agents.base import agent_names, parse_agent_spec
     from v1919_env.envs.vector_env import reward_weights
     from v1919_env.envs.vector_kernels import COMPILED_POLICIES
 
-    _number(cfg, "seed", int, 0)
+    _number(cfg, "seed", int, 0, SEED_MAX)
     if cfg["num_players"] not in (2, 3, 4) or isinstance(cfg["num_players"], bool):
         raise ConfigError(f"num_players: 2, 3 or 4, got {cfg['num_players']!r}")
+    _variant(cfg["variant"])
     try:
         reward_weights(cfg["reward"])
     except ValueError as e:
@@ -175,7 +189,12 @@ def validate(cfg: dict) -> dict:
 
 
 def config_from_dict(raw: dict, name: str = "train") -> dict:
-    """Merge a decoded config over DEFAULTS and validate it (ConfigError names the field)."""
+    """Merge a decoded config over DEFAULTS and validate it (ConfigError names the field). An empty
+    config is refused: it would start a run of the default budget that nobody asked for."""
+    if raw is None or raw == {}:
+        raise ConfigError(f"the config is empty; a training config is a mapping of the keys {', '.join(DEFAULTS)} "
+                          f"(budget: {{steps: N}} and/or {{minutes: M}} says how long to train; a key left out takes "
+                          f"its value in training.config.DEFAULTS); see configs/train/smoke.yaml")
     if not isinstance(raw, dict):
         raise ConfigError(f"a training config is a mapping of the keys {', '.join(DEFAULTS)}, got {type(raw).__name__}")
     cfg = _merge(DEFAULTS, raw)
@@ -188,7 +207,7 @@ def load_config(path) -> dict:
     """Read, merge and validate a YAML training config."""
     from agents.tournament.config import read_yaml_config
 
-    return read_yaml_config(path, lambda raw, name: config_from_dict(raw or {}, name=name), ConfigError)
+    return read_yaml_config(path, lambda raw, name: config_from_dict(raw, name=name), ConfigError)
 
 
 def dump_config(cfg: dict) -> str:

@@ -37,7 +37,7 @@ def evaluate(checkpoint, cfg: dict, out_dir, games: int, seed: int, progress: bo
     for opp in cfg["evaluation"]["opponents"]:
         tcfg = tournament_config(checkpoint, opp, games, cfg, seed, cfg["evaluation"]["deterministic"])
         d = Path(out_dir) / opp.replace(":", "_").replace(",", "_").replace("=", "")
-        res = play_games(tcfg, d, progress=progress, log=lambda *_: None)
+        res = play_games(tcfg, d, progress=progress)
         if res["failed"]:
             raise RuntimeError(f"evaluation against {opp}: {len(res['failed'])} game(s) failed: "
                                f"{next(iter(res['failed'].values()))}")

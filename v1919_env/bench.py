@@ -11,6 +11,7 @@ vector env's learner steps/s (64 and 256 games against random and rulebot oppone
 from __future__ import annotations
 
 import json
+import math
 import os
 import random
 import subprocess
@@ -506,7 +507,22 @@ def format_table(res: dict) -> str:
     return "\n".join(lines)
 
 
+def check_args(args) -> str | None:
+    """Why the parsed `v1919 bench` options cannot run (a one-line usage error), or None."""
+    if args.players not in (1, 2, 3, 4):
+        return f"--players: 1, 2, 3 or 4, got {args.players}"
+    if not math.isfinite(args.seconds) or args.seconds <= 0:
+        return f"--seconds: a positive number of seconds (the least time per measurement), got {args.seconds}"
+    if getattr(args, "vector", False) and args.players < 2:
+        return "--vector: the vector env has 2 to 4 players"
+    return None
+
+
 def main(args) -> int:
+    problem = check_args(args)
+    if problem is not None:
+        print(f"v1919 bench: error: {problem}", file=sys.stderr)
+        return 2
     if getattr(args, "compile", False):          # only the cold compile, numba's default against ours
         n = max(2, args.players)
         _progress("cold compile, numba's default dispatch (a new process, empty cache; minutes)", args.json)
@@ -517,9 +533,6 @@ def main(args) -> int:
         print(json.dumps(res) if args.json else "\n".join(format_compile(before, after, n)))
         return 0
     if getattr(args, "vector", False):           # only the vector env figures
-        if args.players < 2:
-            print("v1919 bench --vector: the vector env has 2 to 4 players", file=sys.stderr)
-            return 2
         res = {"num_players": args.players, "vector_env": bench_vector_env(args.players, args.seconds)}
         text = "\n".join([f"v1919 bench --vector: {args.players} players, one core"] + format_vector(res["vector_env"]))
     else:

@@ -7,13 +7,14 @@
 """
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 
 import numpy as np
 
 from . import actions as codec
 from .actions import IllegalActionError, action_id
-from .cards import CardSet, file_state, load_card_set
+from .cards import CardDataError, CardSet, file_state, load_card_set
 from .core import layout as L
 from .core import tables as TB
 from .core.scoring import (SC_CONTROLLED, SC_FLAGS, SC_HAPPINESS, SC_ISSUES, SC_LEVEL, SC_STRATEGY, SC_TOTAL, SC_WINNER,
@@ -53,10 +54,26 @@ def _tables(card_set_key, state):
     return cs, TB.build(cs)
 
 
-def card_tables(card_set: str | None = None) -> tuple[CardSet, np.ndarray]:
+def card_tables(card_set: str | os.PathLike | None = None) -> tuple[CardSet, np.ndarray]:
     """(CardSet, table vector) for a card-set path (None: the shipped set); cached per path and
     file state (a file edited in place is read again)."""
-    return _tables("<standard>" if card_set is None else str(card_set), file_state(card_set))
+    path = _card_set_path(card_set)
+    return _tables("<standard>" if path is None else path, file_state(path))
+
+
+def _card_set_path(card_set) -> str | None:
+    """The path string of a `card_set` argument: None (the shipped set) or a path (str or os.PathLike).
+    Anything else raises CardDataError, the error of every card_set that names no usable card set
+    (a missing file, a file that is not a card set): callers that catch it, or ValueError, and the
+    command line (one line, no traceback) need no second case for a value of the wrong type."""
+    if card_set is None:
+        return None
+    path = os.fspath(card_set) if isinstance(card_set, (str, os.PathLike)) else None
+    if isinstance(path, str):
+        return path
+    hint = " (pass the path it was loaded from)" if isinstance(card_set, CardSet) else ""
+    raise CardDataError(f"card_set must be a card-set path (str or os.PathLike) or None for the shipped set, "
+                        f"got {type(card_set).__name__}{hint}")
 
 
 SOLO_FACTION_NAMES = NATIONS[:L.SOLO_FACTIONS]

@@ -3,8 +3,8 @@
 
 The code is in `v1919_env.envs.openspiel_game`; importing this module imports it, which registers the game.
 """
-from v1919_env.envs.openspiel_game import (DEFAULT_PARAMS, GAME_TYPE, NUM_DEALS, SHORT_NAME,
+from v1919_env.envs.openspiel_game import (DEFAULT_PARAMS, GAME_TYPE, NUM_DEALS, SHORT_NAME, ISMCTSBot,
                                            VersaillesGame, VersaillesObserver, VersaillesState)
 
-__all__ = ["DEFAULT_PARAMS", "GAME_TYPE", "NUM_DEALS", "SHORT_NAME", "VersaillesGame",
+__all__ = ["DEFAULT_PARAMS", "GAME_TYPE", "NUM_DEALS", "SHORT_NAME", "ISMCTSBot", "VersaillesGame",
            "VersaillesObserver", "VersaillesState"]

@@ -16,6 +16,9 @@ A record holds everything that defines the game and its outcome:
     solitaire              {"faction", "target_vp"}: a 1-player game's Game.new settings, when not the
                            defaults (absent, as in records written before it: faction None, target 20)
 
+`read_games` and `parse_lines` check every record (`check_record`): each field's type and range, the
+game's settings by the rules Game.new applies; a RecordError names the line and the field at fault.
+
 Ranks follow the rules' tie-break (total, then happiness, then issues controlled; EN:765-769,
 `v1919_env.rewards.ranking_key`): a seat's rank is 1 + the number of seats strictly ahead, so tied
 seats share a rank. A seat whose agent raised or chose an illegal action forfeits: the game stops
@@ -28,14 +31,23 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+from v1919_env.actions import NUM_ACTIONS
+from v1919_env.cards.names import is_int
 from v1919_env.core.layout import SOLO_DEFAULT_TARGET
-from v1919_env.game import Game, solo_config
+from v1919_env.core.vocab import VARIANT_ALIASES, VARIANTS
+from v1919_env.game import GAME_INFO, Game, solo_config
 from v1919_env.rewards import ranking_key
+from v1919_env.variants import canonical_variant
 
 RECORD_FORMAT = "v1919-game-record"
 RECORD_VERSION = 1
 REQUIRED_FIELDS = ("game", "seed", "num_players", "variant", "negotiation", "card_set", "seats", "actions",
                    "result")
+RESULT_FIELDS = ("scores", "ranks", "winners", "forfeit", "truncated", "decisions")
+# the fields of a score row that the printed result reads (a record may lack fields added later)
+SCORE_FIELDS = ("seat", "nation", "issues", "flags", "strategy", "happiness", "total")
+SOLO_SCORE_FIELDS = ("seat", "nation", "total", "target_vp", "winner", "strengths")
+FORFEIT_FIELDS = ("seat", "label", "step", "reason")
 
 
 class RecordError(ValueError):
@@ -85,26 +97,141 @@ def write_record(fh, record: dict) -> None:
 
 
 def check_record(rec, where: str = "record") -> dict:
-    """Check a decoded record's format, version and fields; returns it or raises RecordError."""
+    """Check a decoded record's format, version and every field's type and range (the game's settings
+    by the rules Game.new applies); returns it or raises RecordError naming the field."""
     if not isinstance(rec, dict):
         raise RecordError(f"{where}: expected a JSON object, got {type(rec).__name__}")
     if rec.get("format") != RECORD_FORMAT:
         raise RecordError(f"{where}: format is {rec.get('format')!r}, expected {RECORD_FORMAT!r}")
-    if rec.get("version") != RECORD_VERSION:
+    if not is_int(rec.get("version")) or rec["version"] != RECORD_VERSION:
         raise RecordError(f"{where}: version {rec.get('version')!r} is not supported (this reader: "
                           f"{RECORD_VERSION})")
-    missing = [k for k in REQUIRED_FIELDS if k not in rec]
-    if missing:
-        raise RecordError(f"{where}: missing field(s) {', '.join(missing)}")
-    solo = rec.get("solitaire", {"faction": None, "target_vp": None})
-    if not isinstance(solo, dict) or set(solo) != {"faction", "target_vp"}:
-        raise RecordError(f"{where}: solitaire must be an object with faction and target_vp, got {solo!r}")
-    if "solitaire" in rec:
-        try:
-            solo_config(True, solo["faction"], solo["target_vp"], False)
-        except ValueError as e:
-            raise RecordError(f"{where}: solitaire.{e}") from e
+    _require(rec, REQUIRED_FIELDS, where, "")
+    _check_settings(rec, where)
+    _check_seats(rec["seats"], rec["num_players"], where)
+    _check_result(rec["result"], rec["num_players"], where)
+    for key in ("timing", "tournament"):
+        if rec.get(key) is not None:
+            _object(rec[key], where, key)
     return rec
+
+
+def _check_settings(rec: dict, where: str) -> None:
+    """Check what a replay starts from: game, seed, num_players, variant, negotiation, card_set,
+    solitaire (the rules Game.new applies) and the actions (a list of action ids); RecordError otherwise."""
+    _int_in(rec["game"], 0, None, where, "game")
+    _int_in(rec["seed"], 0, 2 ** 63 - 1, where, "seed", "0..2**63-1")
+    n = rec["num_players"]
+    if not is_int(n) or n not in (1,) + GAME_INFO["num_players"]:
+        raise _bad(where, "num_players", "the integer 1 (solitaire), 2, 3 or 4", n)
+    if not isinstance(rec["variant"], str) or canonical_variant(rec["variant"]) not in VARIANTS:
+        raise _bad(where, "variant", f"one of {', '.join(VARIANTS)} (earlier ids: {', '.join(VARIANT_ALIASES)})",
+                   rec["variant"])
+    if not isinstance(rec["negotiation"], bool):
+        raise _bad(where, "negotiation", "true or false", rec["negotiation"])
+    if n == 1 and rec["negotiation"]:
+        raise _bad(where, "negotiation", "false in the solitaire game (num_players 1)", rec["negotiation"])
+    cs = _object(rec["card_set"], where, "card_set", ("label", "path"))
+    _string(cs["label"], where, "card_set.label")
+    if cs["path"] is not None:
+        _string(cs["path"], where, "card_set.path", "a card-set path or null (the shipped set)")
+    if cs.get("digest") is not None:
+        _string(cs["digest"], where, "card_set.digest")
+    _check_solitaire(rec, n, where)
+    _check_actions(rec["actions"], where)
+
+
+def _check_solitaire(rec: dict, num_players: int, where: str) -> None:
+    solo = rec.get("solitaire", {"faction": None, "target_vp": SOLO_DEFAULT_TARGET})
+    if not isinstance(solo, dict) or set(solo) != {"faction", "target_vp"}:
+        raise RecordError(f"{where}: solitaire must be an object with faction and target_vp, got {_show(solo)}")
+    try:
+        solo_config(num_players == 1, solo["faction"], solo["target_vp"], False)
+    except ValueError as e:
+        raise RecordError(f"{where}: solitaire.{e}") from e
+
+
+def _check_actions(acts, where: str) -> None:
+    if not isinstance(acts, list):
+        raise _bad(where, "actions", "a list of action ids", acts)
+    if all(type(a) is int for a in acts) and (not acts or 0 <= min(acts) and max(acts) < NUM_ACTIONS):
+        return
+    k = next(k for k, a in enumerate(acts) if not is_int(a) or not 0 <= a < NUM_ACTIONS)
+    raise _bad(where, f"actions[{k}]", f"an action id (an integer in 0..{NUM_ACTIONS - 1})", acts[k])
+
+
+def _check_seats(seats, num_players: int, where: str) -> None:
+    _list(seats, num_players, where, "seats")
+    for p, seat in enumerate(seats):
+        _object(seat, where, f"seats[{p}]", ("label",))
+        _string(seat["label"], where, f"seats[{p}].label")
+        if "agent" in seat:
+            _string(seat["agent"], where, f"seats[{p}].agent", "an agent name")
+        if "options" in seat:
+            _object(seat["options"], where, f"seats[{p}].options")
+        if seat.get("seed") is not None:
+            _int_in(seat["seed"], 0, None, where, f"seats[{p}].seed")
+
+
+def _check_result(res, num_players: int, where: str) -> None:
+    _object(res, where, "result", RESULT_FIELDS)
+    fields = SOLO_SCORE_FIELDS if num_players == 1 else SCORE_FIELDS
+    for p, row in enumerate(_list(res["scores"], num_players, where, "result.scores")):
+        _object(row, where, f"result.scores[{p}]", fields)
+    for p, rank in enumerate(_list(res["ranks"], num_players, where, "result.ranks")):
+        _int_in(rank, 1, num_players, where, f"result.ranks[{p}]")
+    for k, seat in enumerate(_list(res["winners"], None, where, "result.winners")):
+        _int_in(seat, 0, num_players - 1, where, f"result.winners[{k}]")
+    if res["forfeit"] is not None:
+        f = _object(res["forfeit"], where, "result.forfeit", FORFEIT_FIELDS)
+        _int_in(f["seat"], 0, num_players - 1, where, "result.forfeit.seat")
+        _int_in(f["step"], 0, None, where, "result.forfeit.step")
+        _string(f["label"], where, "result.forfeit.label")
+        _string(f["reason"], where, "result.forfeit.reason")
+    if not isinstance(res["truncated"], bool):
+        raise _bad(where, "result.truncated", "true or false", res["truncated"])
+    _int_in(res["decisions"], 0, None, where, "result.decisions")
+
+
+def _show(value) -> str:
+    """A value for an error message, cut to a readable length."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _bad(where: str, field: str, want: str, value) -> RecordError:
+    return RecordError(f"{where}: {field} must be {want}, got {_show(value)}")
+
+
+def _require(obj: dict, keys, where: str, field: str) -> dict:
+    missing = [k for k in keys if k not in obj]
+    if missing:
+        raise RecordError(f"{where}: missing field(s) {', '.join(f'{field}.{k}' if field else k for k in missing)}")
+    return obj
+
+
+def _object(value, where: str, field: str, keys=()) -> dict:
+    if not isinstance(value, dict):
+        raise _bad(where, field, "an object" + (f" (fields: {', '.join(keys)})" if keys else ""), value)
+    return _require(value, keys, where, field)
+
+
+def _list(value, length: int | None, where: str, field: str) -> list:
+    if not isinstance(value, list) or length is not None and len(value) != length:
+        raise _bad(where, field, "a list" + ("" if length is None else f" of {length} (one per seat)"), value)
+    return value
+
+
+def _string(value, where: str, field: str, want: str = "a string") -> str:
+    if not isinstance(value, str):
+        raise _bad(where, field, want, value)
+    return value
+
+
+def _int_in(value, lo: int, hi: int | None, where: str, field: str, span: str | None = None) -> int:
+    if not is_int(value) or value < lo or hi is not None and value > hi:
+        raise _bad(where, field, f"an integer in {span or (f'{lo}..{hi}' if hi is not None else f'{lo}..')}", value)
+    return value
 
 
 def parse_lines(text: str, source: str = "records") -> tuple[list[dict], int]:

@@ -143,9 +143,12 @@ def config_from_dict(raw, name: str = "tournament") -> TournamentConfig:
     card_set = raw.get("card_set")
     if card_set is not None:
         _expect(card_set, (str,), "card_set", "a card-set path or null")
+    seed = _expect(raw.get("seed", 0), (int,), "seed", "an integer in 0..2**63-1")
+    if not 0 <= seed < 2 ** 63:         # the range of Game.new's seeds and of `v1919 play --seed`
+        raise ConfigError(f"seed: must be an integer in 0..2**63-1, got {seed}")
     cfg = TournamentConfig(
         name=_expect(raw.get("name", name), (str,), "name", "a string"), num_players=n, agents=[], games=games,
-        seed=_expect(raw.get("seed", 0), (int,), "seed", "an integer"),
+        seed=seed,
         variant=_expect(raw.get("variant", "standard"), (str,), "variant", "a variant name"),
         negotiation=_expect(raw.get("negotiation", False), (bool,), "negotiation", "true or false"),
         card_set=card_set, workers=workers, modules=list(modules))

@@ -1,23 +1,37 @@
-"""One tournament game in a worker process: the job (seeds, seating) and its execution.
+"""One tournament game in a worker process: the job (seeds, seating), its execution, and the life
+of a worker process (the pool itself is in runner.py).
 
 A game is fully defined by the config and its index: the seating comes from the schedule, and
 the game seed and the agents' seeds are drawn from `SeedSequence([seed, index])`, so a game plays
 the same whichever worker runs it and whenever. Workers are spawn-safe (everything they need
 travels in the job), build each agent once and reuse it (`reset(seed)` before every game), and
 keep torch to one thread.
+
+A worker writes where its game stands into shared memory (`Progress`): the actions taken and the
+seat whose agent is choosing. If the process dies (an agent calls os._exit, crashes the
+interpreter, or is killed), the parent reads it and records the game as forfeited by that seat,
+exactly as if its agent had raised there (`dead_worker_outcome`).
 """
 from __future__ import annotations
 
 import importlib
 import json
 import os
+import signal
 import sys
 
 import numpy as np
 
+from v1919_env.core.step import MAX_DECISIONS
+
+from ..base import Agent
 from .schedule import seating
 
 _AGENTS: dict[str, object] = {}          # per process: seat spec (as JSON) -> agent, built on first use
+
+# Progress phases: where a worker is in its game
+IDLE, BUILDING, CHOOSING, STEPPING = 0, 1, 2, 3
+_READY, _GAME, _TAKEN, _PHASE, _SEAT, _HEADER = 0, 1, 2, 3, 4, 5    # slots of the shared array, then action ids
 
 
 def game_seeds(base_seed: int, game_index: int, n_seats: int) -> tuple[int, list[int]]:
@@ -37,6 +51,65 @@ def make_job(cfg, game_index: int) -> dict:
             "tournament": {"name": cfg.name, "fingerprint": cfg.fingerprint()}}
 
 
+class Progress:
+    """Where a worker stands, in memory shared with the parent: whether it is up, the index of its
+    game, the phase (IDLE, BUILDING the agents, an agent CHOOSING, the engine STEPPING), the
+    choosing seat and the actions taken. Made by the parent, handed to each worker it starts in
+    that slot of its pool (`reset` first)."""
+
+    def __init__(self, ctx):
+        self.buf = ctx.RawArray("q", _HEADER + MAX_DECISIONS + 2)
+        self.reset()
+
+    def reset(self) -> None:
+        self.buf[_READY], self.buf[_GAME], self.buf[_PHASE] = 0, -1, IDLE
+
+    def ready(self) -> None:
+        """The worker process is up (it can take jobs)."""
+        self.buf[_READY] = 1
+
+    @property
+    def is_ready(self) -> bool:
+        return bool(self.buf[_READY])
+
+    def start(self, game_index: int) -> None:
+        self.buf[_TAKEN], self.buf[_SEAT], self.buf[_GAME] = 0, -1, game_index
+        self.buf[_PHASE] = BUILDING
+
+    def choosing(self, seat: int) -> None:
+        self.buf[_SEAT] = seat
+        self.buf[_PHASE] = CHOOSING
+
+    def on_move(self, game, step: int, seat: int, action: int) -> None:
+        """run_game's hook, called when an action is legal, before the engine applies it."""
+        self.buf[_HEADER + step] = action
+        self.buf[_TAKEN] = step + 1
+        self.buf[_PHASE] = STEPPING
+
+    def idle(self) -> None:
+        self.buf[_PHASE] = IDLE
+
+    def snapshot(self) -> tuple[int, int, int, list[int]]:
+        """(game index, phase, choosing seat, actions taken)."""
+        n = self.buf[_TAKEN]
+        return self.buf[_GAME], self.buf[_PHASE], self.buf[_SEAT], list(self.buf[_HEADER:_HEADER + n])
+
+
+class _Watched(Agent):
+    """An agent whose act() marks its seat as choosing in the worker's Progress."""
+
+    def __init__(self, agent, seat: int, progress: Progress):
+        self.agent, self.seat, self.progress = agent, seat, progress
+        self.needs_game = agent.needs_game
+
+    def reset(self, seed=None):
+        self.agent.reset(seed)
+
+    def act(self, observation, action_mask, game=None):
+        self.progress.choosing(self.seat)
+        return self.agent.act(observation, action_mask, game)
+
+
 def init_worker() -> None:
     """Process initializer: one thread for the numeric libraries."""
     os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -44,21 +117,107 @@ def init_worker() -> None:
         sys.modules["torch"].set_num_threads(1)
 
 
-def play_job(job: dict) -> dict:
-    """Play the game of a job (agents built once per process) and return its record."""
+def _agent(spec: dict):
     from ..base import make_agent
+
+    key = json.dumps(spec, sort_keys=True)
+    if key not in _AGENTS:
+        _AGENTS[key] = make_agent(spec["agent"], **spec["options"])
+        if "torch" in sys.modules:          # an agent may have just imported it
+            sys.modules["torch"].set_num_threads(1)
+    return _AGENTS[key]
+
+
+def play_job(job: dict, progress: Progress | None = None) -> dict:
+    """Play the game of a job (agents built once per process) and return its record; `progress`
+    (in a worker process) follows the game as it is played."""
     from ..play import run_game
 
     for m in job["modules"]:
         importlib.import_module(m)
-    agents = []
-    for spec in job["specs"]:
-        key = json.dumps(spec, sort_keys=True)
-        if key not in _AGENTS:
-            _AGENTS[key] = make_agent(spec["agent"], **spec["options"])
-            if "torch" in sys.modules:          # an agent may have just imported it
-                sys.modules["torch"].set_num_threads(1)
-        agents.append(_AGENTS[key])
-    return run_game(agents, job["specs"], num_players=job["num_players"], seed=job["seed"],
-                    variant=job["variant"], negotiation=job["negotiation"], card_set=job["card_set"],
-                    agent_seeds=job["agent_seeds"], game_index=job["game_index"], tournament=job["tournament"])
+    if progress is not None:
+        progress.start(job["game_index"])
+    agents = [_agent(spec) for spec in job["specs"]]
+    if progress is not None:
+        agents = [_Watched(a, seat, progress) for seat, a in enumerate(agents)]
+    rec = run_game(agents, job["specs"], num_players=job["num_players"], seed=job["seed"],
+                   variant=job["variant"], negotiation=job["negotiation"], card_set=job["card_set"],
+                   agent_seeds=job["agent_seeds"], game_index=job["game_index"], tournament=job["tournament"],
+                   on_move=None if progress is None else progress.on_move)
+    if progress is not None:
+        progress.idle()
+    return rec
+
+
+def worker_main(conn, progress: Progress) -> None:
+    """A worker process: play the jobs received on `conn` one at a time, answering each with
+    ("done", record) or ("failed", message); stop at None or when the parent is gone. Ctrl-C is
+    the parent's to handle (it stops the workers); the parent starts workers with SIGINT and
+    SIGTERM blocked, so a signal that came while this process was starting is handled only here."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+    init_worker()
+    progress.ready()
+    while True:
+        try:
+            job = conn.recv()
+        except (EOFError, OSError):         # the parent is gone
+            break
+        if job is None:
+            break
+        try:
+            answer = ("done", play_job(job, progress))
+        except Exception as e:              # the engine or the harness failed, not an agent (agents forfeit)
+            progress.idle()
+            answer = ("failed", f"{type(e).__name__}: {e}")
+        try:
+            conn.send(answer)
+        except OSError:                     # the parent is gone
+            break
+    for agent in _AGENTS.values():
+        agent.close()
+
+
+def death(exitcode: int | None) -> str:
+    """How a process ended, from its exit code ("exit code 3", "killed by SIGSEGV")."""
+    if exitcode is not None and exitcode < 0:
+        try:
+            return f"killed by {signal.Signals(-exitcode).name}"
+        except ValueError:
+            return f"killed by signal {-exitcode}"
+    return f"exit code {exitcode}"
+
+
+def dead_worker_outcome(job: dict, progress: Progress, exitcode: int | None) -> tuple[str, object]:
+    """What to do with the game of a worker process that died: ("done", record) when an agent was
+    choosing (that seat forfeits at that step, like an agent that raised), else ("failed", message)
+    (the engine or the harness: the game is not recorded and a rerun plays it again)."""
+    game_index, phase, seat, actions = progress.snapshot()
+    how = death(exitcode)
+    if game_index != job["game_index"]:
+        return "failed", f"the worker process died before the game began ({how})"
+    if phase != CHOOSING:
+        where = {BUILDING: "while building the agents", STEPPING: "while the engine applied an action",
+                 IDLE: "after the game ended"}[phase]
+        return "failed", f"the worker process died {where} ({how})"
+    return "done", _forfeit_record(job, actions, seat, f"its worker process died while it was choosing ({how})")
+
+
+def _forfeit_record(job: dict, actions: list[int], seat: int, reason: str) -> dict:
+    """The record of a job's game forfeited by `seat` after `actions` (replayed here)."""
+    from v1919_env.game import Game
+    from v1919_env.records import game_result, make_record
+
+    game = Game.new(job["num_players"], seed=job["seed"], variant=job["variant"], negotiation=job["negotiation"],
+                    card_set=job["card_set"])
+    for a in actions:
+        game.step(a)
+    forfeit = {"seat": seat, "label": job["specs"][seat]["label"], "step": len(actions), "reason": reason,
+               "action": None}
+    seats = [dict(s, seed=sd) for s, sd in zip(job["specs"], job["agent_seeds"])]
+    return make_record(game_index=job["game_index"], seed=job["seed"], num_players=job["num_players"],
+                       variant=job["variant"], negotiation=job["negotiation"], card_set_label=game.cards.label,
+                       card_set_digest=game.cards.digest,
+                       card_set_path=None if job["card_set"] is None else str(job["card_set"]), seats=seats,
+                       actions=actions, result=game_result(game, forfeit), tournament=job["tournament"])

@@ -1,9 +1,13 @@
 """Tournaments: config validation, the seating schedule, statistics, reports from games.jsonl,
-worker processes, forfeits, and resuming after Ctrl-C or a dead worker (real subprocesses)."""
+worker processes, forfeits (an agent that kills its worker process included), and stopping on
+Ctrl-C or SIGTERM with no worker left, then resuming exactly (real subprocesses and signals)."""
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
+import logging
+import multiprocessing as mp
 import os
 import signal
 import subprocess
@@ -21,6 +25,8 @@ from v1919_env.records import read_games, replay, result_differences
 from agents.tournament import (ConfigError, TournamentError, config_from_dict, finished_games, play_games,
                                report, schedule_period, seating)
 from agents.tournament.stats import agent_rows, wilson_interval
+from agents.tournament.worker import (BUILDING, CHOOSING, STEPPING, Progress, dead_worker_outcome, make_job,
+                                      play_job)
 from v1919_env.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -143,7 +149,7 @@ def test_agent_rows_count_shared_wins_fractionally_and_rate_the_best_first():
 # ---------------------------------------------------------------------- running
 def test_tournament_in_process_reports_from_games_jsonl(tmp_path):
     cfg = config_from_dict(cfg_dict())
-    run = play_games(cfg, tmp_path, progress=False, log=lambda *a: None)
+    run = play_games(cfg, tmp_path, progress=False)
     assert run["played"] == 8 and not run["failed"]
     recs = read_games(tmp_path / "games.jsonl")
     assert sorted(r["game"] for r in recs) == list(range(8))
@@ -200,21 +206,25 @@ def test_forfeits_are_recorded_and_the_tournament_goes_on(tmp_path):
     assert "## Forfeits" in (tmp_path / "results.md").read_text()
 
 
-def test_resume_skips_finished_games_and_repairs_a_cut_line(tmp_path):
+def test_resume_skips_finished_games_and_repairs_a_cut_line(tmp_path, caplog, capsys):
     cfg = config_from_dict(cfg_dict())
     play_games(cfg, tmp_path, progress=False)
     path = tmp_path / "games.jsonl"
     lines = path.read_text().splitlines(keepends=True)
     path.write_text("".join(lines[:3]) + lines[3][:40])              # a write cut short
     assert len(finished_games(cfg, tmp_path, repair=False)) == 3
-    run = play_games(cfg, tmp_path, progress=False, log=lambda *a: None)
+    with caplog.at_level(logging.INFO, logger="agents.tournament"):
+        run = play_games(cfg, tmp_path, progress=False)
     assert run == dict(run, played=5, kept=3)
+    assert [(r.name, r.levelno, r.getMessage()) for r in caplog.records] == [
+        ("agents.tournament.runner", logging.INFO, f"resuming: 3 of 8 games already in {path}")]
+    assert capsys.readouterr().out == ""                              # the library logs, prints nothing
     recs = read_games(path)
     assert sorted(r["game"] for r in recs) == list(range(8))
     assert {r["game"]: r["actions"] for r in recs} == {json.loads(x)["game"]: json.loads(x)["actions"]
                                                          for x in lines}
     # more games extend the same tournament; another definition is refused
-    play_games(config_from_dict(cfg_dict(games=12)), tmp_path, progress=False, log=lambda *a: None)
+    play_games(config_from_dict(cfg_dict(games=12)), tmp_path, progress=False)
     assert len(read_games(path)) == 12
     saved = (tmp_path / "config.yaml").read_text()
     with pytest.raises(TournamentError, match="another tournament"):
@@ -228,8 +238,86 @@ def test_resume_skips_finished_games_and_repairs_a_cut_line(tmp_path):
         with pytest.raises(TournamentError, match="another run is playing into"):
             play_games(config_from_dict(cfg_dict(games=16)), tmp_path, progress=False)
     assert len(read_games(path)) == 12
-    play_games(config_from_dict(cfg_dict(games=16)), tmp_path, progress=False, log=lambda *a: None)
+    play_games(config_from_dict(cfg_dict(games=16)), tmp_path, progress=False)
     assert len(read_games(path)) == 16
+
+
+def test_an_agent_that_kills_its_worker_forfeits_and_the_tournament_goes_on(tmp_path):
+    """os._exit in act() (game 2) and SIGKILL (game 0): each game is recorded as a forfeit of that
+    seat at that step, replayable, and a fresh worker plays the other games."""
+    exits = {"exit": {"every": 5, "at": 5}, "kill": {"every": 7, "at": 5, "signum": int(signal.SIGKILL)}}
+    cfg = config_from_dict(cfg_dict(workers=2, modules=["helpers.agent_fixtures"], agents=[
+        "random", {"name": "random", "label": "r2"}, *({"name": "test_exit", "label": k, "options": o}
+                                                      for k, o in exits.items())]))
+    run = play_games(cfg, tmp_path, progress=False)
+    assert run["played"] == 8 and run["failed"] == {}
+    recs = {r["game"]: r for r in read_games(tmp_path / "games.jsonl")}
+    assert sorted(recs) == list(range(8))
+    forfeits = {}
+    for k, r in recs.items():
+        dying = [p for p, s in enumerate(r["seats"]) if s["label"] in exits and
+                 s["seed"] % exits[s["label"]]["every"] == 0]
+        f = r["result"]["forfeit"]
+        assert (f is None) == (not dying)
+        if f is not None:
+            forfeits[k] = (f["label"], f["reason"])
+            assert f["seat"] in dying and f["action"] is None and f["step"] == len(r["actions"]) > 0
+            assert r["result"]["ranks"][f["seat"]] == 4
+        assert result_differences(r, replay(r)) == []
+    assert forfeits == {0: ("kill", "its worker process died while it was choosing (killed by SIGKILL)"),
+                        2: ("exit", "its worker process died while it was choosing (exit code 3)")}
+    rows = {r["agent"]: r for r in report(cfg, tmp_path)}
+    assert rows["exit"]["forfeits"] == rows["kill"]["forfeits"] == 1
+
+
+def test_a_dead_worker_is_judged_by_where_its_game_stood():
+    """The record of a worker that died while a seat was choosing is the record of that seat's
+    agent raising there (but the reason and timing); elsewhere the game fails (not recorded)."""
+    cfg = config_from_dict(cfg_dict(modules=["helpers.agent_fixtures"], agents=[
+        "random", {"name": "random", "label": "r2"}, {"name": "random", "label": "r3"},
+        {"name": "test_raises", "options": {"at": 7}}]))
+    job = make_job(cfg, 1)
+    raised = play_job(job)
+    f = raised["result"]["forfeit"]
+    progress = Progress(mp.get_context("spawn"))
+    progress.start(1)
+    for step, a in enumerate(raised["actions"]):
+        progress.on_move(None, step, None, a)
+    progress.choosing(f["seat"])
+    assert progress.snapshot() == (1, CHOOSING, f["seat"], raised["actions"])
+    kind, rec = dead_worker_outcome(job, progress, -int(signal.SIGSEGV))
+    assert kind == "done"
+    assert rec["result"]["forfeit"] == dict(f, reason="its worker process died while it was choosing (killed by "
+                                                      "SIGSEGV)")
+    assert "timing" not in rec
+    assert {k: v for k, v in rec.items() if k != "result"} == \
+        {k: v for k, v in raised.items() if k not in ("result", "timing")}
+    assert {k: v for k, v in rec["result"].items() if k != "forfeit"} == \
+        {k: v for k, v in raised["result"].items() if k != "forfeit"}
+    progress.start(1)                                   # building the agents
+    assert progress.snapshot()[1] == BUILDING
+    assert dead_worker_outcome(job, progress, 3) == ("failed", "the worker process died while building the agents "
+                                                               "(exit code 3)")
+    progress.on_move(None, 0, None, raised["actions"][0])
+    assert progress.snapshot()[1] == STEPPING
+    assert dead_worker_outcome(job, progress, 3) == ("failed", "the worker process died while the engine applied "
+                                                               "an action (exit code 3)")
+    assert dead_worker_outcome(make_job(cfg, 2), progress, 1) == (
+        "failed", "the worker process died before the game began (exit code 1)")
+
+
+def test_workers_that_cannot_start_stop_the_run(tmp_path):
+    """A script without the `if __name__ == "__main__":` guard: each spawned worker runs it again and
+    dies while starting; the run stops at once (no worker restarted for every game)."""
+    script = tmp_path / "no_guard.py"
+    script.write_text("from agents.tournament import config_from_dict, play_games\n"
+                      f"play_games(config_from_dict({cfg_dict(workers=2)!r}), {str(tmp_path / 'out')!r}, "
+                      f"progress=False)\n")
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert proc.returncode == 1
+    assert "TournamentError: a worker process died while starting (exit code 1)" in proc.stderr
+    assert not (tmp_path / "out" / "games.jsonl").read_text()
 
 
 def _start(cfg_path, out, env=None):
@@ -250,53 +338,83 @@ def _wait_for_games(path, n, proc, limit=300):
     raise AssertionError("no games written")
 
 
-@pytest.mark.slow
-def test_ctrl_c_then_rerun_resumes(tmp_path):
-    games = 200
-    cfg_path = tmp_path / "c.yaml"
-    # greedy seats make a game take tens of ms: random-only games could all finish before the Ctrl-C lands
-    slow = ["greedy", {"name": "greedy", "label": "g2"}, {"name": "greedy", "label": "g3"}, "random"]
-    cfg_path.write_text(yaml.safe_dump(cfg_dict(games=games, workers=2, agents=slow)))
-    out = tmp_path / "out"
-    proc = _start(cfg_path, out)
-    _wait_for_games(out / "games.jsonl", 5, proc)
-    os.killpg(proc.pid, signal.SIGINT)                                # Ctrl-C at the terminal
-    stdout, stderr = proc.communicate(timeout=120)
-    assert proc.returncode == 130, stderr
-    assert "interrupted:" in stderr and "run the same command again to resume" in stderr
-    kept = read_games(out / "games.jsonl")
-    assert 5 <= len(kept) < games
-    proc = _start(cfg_path, out)
-    stdout, stderr = proc.communicate(timeout=600)
-    assert proc.returncode == 0, stderr
-    assert f"played {games - len(kept)} games" in stdout
-    recs = read_games(out / "games.jsonl")
-    assert sorted(r["game"] for r in recs) == list(range(games))
-    first = {r["game"]: r["actions"] for r in kept}
-    assert all(first[r["game"]] == r["actions"] for r in recs if r["game"] in first)
+def _stat(pid) -> list[str] | None:
+    """The fields of /proc/PID/stat after the command name (state first), None if there is no such process."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
 
 
-@pytest.mark.slow
-def test_a_dead_worker_keeps_the_finished_games(tmp_path):
-    marker = tmp_path / "die"
-    d = cfg_dict(games=200, workers=2, modules=["helpers.agent_fixtures"])
-    d["agents"][3] = {"name": "test_exit", "options": {"marker": str(marker)}}
-    cfg_path = tmp_path / "c.yaml"
+def _children(pid: int) -> list[tuple[int, str]]:
+    """(pid, start time) of the running children of process `pid`."""
+    kids = []
+    for d in Path("/proc").iterdir():
+        fields = _stat(d.name) if d.name.isdigit() else None
+        if fields and int(fields[1]) == pid and fields[0] not in "ZX":
+            kids.append((int(d.name), fields[19]))
+    return kids
+
+
+def _running(pid: int, start: str) -> bool:
+    fields = _stat(pid)
+    return fields is not None and fields[19] == start and fields[0] not in "ZX"
+
+
+def _outcome(recs):
+    return {r["game"]: (r["seats"], r["actions"], r["result"]) for r in recs}
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the process table in /proc")
+@pytest.mark.parametrize("signals", [("SIGINT",), ("SIGINT", "SIGINT"), ("SIGTERM",)])
+def test_a_signal_stops_the_run_with_no_worker_left_and_a_rerun_resumes_exactly(tmp_path, signals):
+    """Ctrl-C (SIGINT to the process group, once or twice) or SIGTERM (to the main process) while the
+    workers are inside games: the command ends within seconds, no worker process is left, the 5
+    finished games are kept, and a rerun plays the 11 others: the records of an uninterrupted run."""
+    gate = tmp_path / "gate"                    # test_gate lets exactly 5 games start, then the workers wait
+    gate.mkdir()
+    for k in range(5):
+        (gate / f"pass{k}").touch()
+    d = cfg_dict(games=16, workers=2, modules=["helpers.agent_fixtures"])
+    d["agents"][3] = {"name": "test_gate", "options": {"gate": str(gate)}}
+    cfg_path, out = tmp_path / "c.yaml", tmp_path / "out"
     cfg_path.write_text(yaml.safe_dump(d))
-    out = tmp_path / "out"
     proc = _start(cfg_path, out)
-    _wait_for_games(out / "games.jsonl", 5, proc)
-    marker.write_text("")
-    stdout, stderr = proc.communicate(timeout=120)
-    assert proc.returncode == 1, stderr
-    assert "a worker process died" in stderr and "run the same command again to resume" in stderr
-    kept = len(read_games(out / "games.jsonl"))
-    assert 5 <= kept < 200
-    marker.unlink()
+    try:
+        _wait_for_games(out / "games.jsonl", 5, proc)
+        kids = _children(proc.pid)              # the 2 workers and multiprocessing's resource tracker
+        assert len(kids) >= 2
+        t0 = time.monotonic()
+        for name in signals:
+            with contextlib.suppress(ProcessLookupError):
+                if name == "SIGINT":            # the terminal sends Ctrl-C to the whole foreground group
+                    os.killpg(proc.pid, signal.SIGINT)
+                else:
+                    os.kill(proc.pid, getattr(signal, name))
+            time.sleep(0.2)
+        stdout, stderr = proc.communicate(timeout=120)
+        seconds = time.monotonic() - t0
+        deadline = time.monotonic() + 10        # the resource tracker ends when it sees its parent gone
+        while any(_running(*k) for k in kids) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        left = [k for k in kids if _running(*k)]
+    finally:                                    # on a failure, leave no process of the run behind
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    word, code = ("terminated", 143) if signals == ("SIGTERM",) else ("interrupted", 130)
+    assert proc.returncode == code, stderr
+    assert f"{word}: 5 of 16 games kept in {out / 'games.jsonl'}; run the same command again to resume" in stderr
+    assert seconds < 20, seconds
+    assert left == []
+    assert len(read_games(out / "games.jsonl")) == 5
+    (gate / "open").touch()
     proc = _start(cfg_path, out)
-    stdout, stderr = proc.communicate(timeout=600)
+    stdout, stderr = proc.communicate(timeout=300)
     assert proc.returncode == 0, stderr
-    assert sorted(r["game"] for r in read_games(out / "games.jsonl")) == list(range(200))
+    assert "played 11 games" in stdout and f"resuming: 5 of 16 games already in {out / 'games.jsonl'}" in stderr
+    play_games(config_from_dict(d), tmp_path / "whole", workers=0, progress=False)
+    assert _outcome(read_games(out / "games.jsonl")) == _outcome(read_games(tmp_path / "whole" / "games.jsonl"))
 
 
 def test_cli_tournament_runs_and_prints_the_table(tmp_path, capsys):
@@ -306,4 +424,6 @@ def test_cli_tournament_runs_and_prints_the_table(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "played 4 games" in out and "| r2 | 4 |" in out
     assert main(["tournament", str(cfg_path), "--out", str(tmp_path / "o"), "--no-progress"]) == 0
-    assert "played 0 games" in capsys.readouterr().out
+    captured = capsys.readouterr()
+    assert "played 0 games" in captured.out
+    assert f"resuming: 4 of 4 games already in {tmp_path / 'o' / 'games.jsonl'}" in captured.err

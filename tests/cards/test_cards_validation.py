@@ -242,6 +242,30 @@ def test_uprising_thresholds_one_per_column(raw):
     _rejects(raw, "board.uprising_thresholds.value: needs 8 columns, found 7")
 
 
+# ------------------------------------------------------------------ names positions and actions look up (issue 20)
+def test_option_names_differ_on_an_issue(raw):
+    """A position names a settled issue's option by name, in any case (cards/names.py): with two
+    options of one name, from_dict(to_dict(g)) would give the issue the first one's effects."""
+    opts = raw["issues"][12]["options"]              # Fiume: To Italy, Free City, To Yugoslavia
+    opts[2]["name"] = "free city"
+    _rejects(raw, "issues[12] 'Fiume' (#13).options[2].name: 'free city' is also the name of options[1]")
+
+
+@pytest.mark.parametrize("section,k,field,value,message", [
+    ("issues", 12, "name", "Anschluss", "issues[12] 'Anschluss' (#13).name: 'Anschluss' is also the name of card #12"),
+    ("issues", 12, "name", "KIEL_CANAL", "issues[12] 'KIEL_CANAL' (#13).name: 'KIEL_CANAL' is also the id of card #1"),
+    ("issues", 0, "id", "FIUME", "issues[12] 'Fiume' (#13).name: 'Fiume' is also the id of card #1"),
+    ("events", 2, "name", "arthur balfour", "events[2] 'arthur balfour' (#3).name: 'arthur balfour' is also the name"),
+    ("strategies", 2, "id", "14 points",
+     "strategies[2] 'Global Trade' (#3).id: '14 points' is also the name of card #1"),
+], ids=["issue name", "issue name = id", "issue id = name", "event name", "strategy id = name"])
+def test_card_names_and_ids_name_one_card(raw, section, k, field, value, message):
+    """Cards are looked up by name or id in any case (cards/names.py): no word may name two cards
+    of a section, or a position naming one would load the other."""
+    raw[section][k][field] = value
+    _rejects(raw, message)
+
+
 # ------------------------------------------------------------------ issues and strategies
 def test_issue_options_at_most_the_option_segment(raw):
     i = next(k for k, r in enumerate(raw["issues"]) if len(r["options"]) == 4)

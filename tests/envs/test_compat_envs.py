@@ -1,6 +1,8 @@
 """Issue 12, the options other RL libraries need: the AEC env's Box observation with the mask in
 info["action_mask"], numeric infos, and the self-play Gymnasium env (every seat's final reward
 reaches the learner). The libraries' own loops are in test_compat_libs.py."""
+import itertools
+
 import numpy as np
 import pytest
 from gymnasium import spaces
@@ -118,6 +120,26 @@ def test_self_play_every_seat_final_reward_reaches_the_learner(num_players, rewa
     assert settle[-(num_players - 1):] == [True] * (num_players - 1) and not any(settle[:-(num_players - 1)])
     last = seats[-num_players]
     assert seats[-(num_players - 1):] == [(last + j) % num_players for j in range(1, num_players)]
+
+
+@pytest.mark.parametrize("num_players", [3, 4])
+def test_self_play_pays_each_seat_its_shaped_rewards_exactly_once(num_players):
+    """With shaping, the rewards of a seat summed over the episode equal its terminal reward (the
+    shaping telescopes), an illegal id refused in 'raise' mode on the way changing nothing."""
+    env = SelfPlayEnv(num_players=num_players, shaping=True, illegal_action="raise", reward="rank")
+    _, info = env.reset(seed=4)
+    rng = np.random.default_rng(0)
+    per_seat = np.zeros(num_players)
+    for step in itertools.count():
+        if step % 7 == 3 and not info["settlement"]:
+            with pytest.raises(IllegalActionError):
+                env.step(int(np.flatnonzero(~env.action_masks())[0]))
+        seat = info["seat"]
+        _, r, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+        per_seat[seat] += r
+        if term or trunc:
+            break
+    np.testing.assert_allclose(per_seat, terminal_rewards(env.aec.game.scores(), "rank"), atol=1e-9)
 
 
 def test_self_play_settlement_steps_allow_action_zero_only():

@@ -120,8 +120,10 @@ def test_pettingzoo_penalized_episode_offers_no_action():
     p = v1919_env.env(3, illegal_action="penalize")
     p.reset(seed=2)
     offender = p.agent_selection
-    p.step(2.5)                                   # not an integer id: illegal
+    p.step(int(np.flatnonzero(p.observe(offender)["action_mask"] == 0)[0]))
     assert all(p.terminations.values()) and p.rewards[offender] == -1.0
+    assert "not legal in phase 'turn'" in p.infos[offender]["illegal_reason"]
+    assert all("illegal_reason" not in p.infos[a] for a in p.agents if a != offender)
     assert all(p.observe(a)["action_mask"].sum() == 0 for a in p.agents)
     for _ in p.agent_iter():
         assert p.last()[2]
@@ -248,9 +250,10 @@ def test_gymnasium_illegal_action_policies():
 def test_gymnasium_episode_ended_by_an_illegal_action_is_over():
     env = v1919_env.gym_env(num_players=4)
     env.reset(seed=0)
-    obs, r, term, trunc, info = env.step(2.5)     # not an integer id: illegal
-    assert term and r == -1.0 and info["illegal_action"]
-    assert obs["action_mask"].sum() == 0 and not env.action_masks().any()
+    obs, r, term, trunc, info = env.step(int(np.flatnonzero(~env.action_masks())[0]))
+    assert term and r == -1.0 and info["illegal_action"] and "not legal in phase" in info["illegal_reason"]
+    # nothing is played from the final observation: its mask holds the fill action 0 alone
+    assert np.flatnonzero(obs["action_mask"]).tolist() == [0] and np.flatnonzero(env.action_masks()).tolist() == [0]
     with pytest.raises(RuntimeError, match="reset"):
         env.step(int(np.flatnonzero(env.game.action_mask())[0]))
     obs, _ = env.reset(seed=0)

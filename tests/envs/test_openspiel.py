@@ -1,7 +1,14 @@
 """Versailles 1919 as an OpenSpiel game (v1919_env/envs/openspiel_game.py): OpenSpiel's own random
 simulation test, its ISMCTS and MCTS bots over whole games, and the translation (deal, legal
-actions, strings, tensors, serialization, information states, resampling)."""
+actions, strings, tensors, serialization, information states, resampling), which bots and
+evaluate_bots combinations play it, and the one rule of an action id at pyspiel's methods."""
 import json
+import signal
+import subprocess
+import sys
+import textwrap
+from decimal import Decimal
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -10,6 +17,7 @@ pyspiel = pytest.importorskip("pyspiel")
 
 from v1919_env.envs import openspiel_game as og  # noqa: E402
 from v1919_env.core import layout as L  # noqa: E402
+from v1919_env.core.actions import IllegalActionError  # noqa: E402
 from v1919_env.core.observe import OBS_SIZE, obs_slices, observe  # noqa: E402
 from v1919_env.game import Game, card_tables, variant_names  # noqa: E402
 from v1919_env.rewards import terminal_rewards  # noqa: E402
@@ -36,6 +44,15 @@ def play_random(st, rng, steps=None):
     return st
 
 
+def near_the_end(game, deal, left):
+    """The state `left` decisions before the end of a random game from `deal`."""
+    full = play_random(dealt(game, deal), np.random.default_rng(deal))
+    st = game.new_initial_state()
+    for a in full.history()[:-left]:
+        st.apply_action(a)
+    return st
+
+
 # ---------------------------------------------------------------------------- OpenSpiel's own tests
 @pytest.mark.parametrize("players", [2, 3, 4])
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -56,6 +73,97 @@ def test_ismcts_and_mcts_bots_play_whole_games():
     for seed in (0, 1):
         returns = pyspiel.evaluate_bots(game.new_initial_state(), bots, seed)
         assert len(returns) == 3 and abs(sum(returns)) < 1e-9 and max(returns) > 0
+
+
+# ---------------------------------------------------------------------------- bots and evaluate_bots
+def _ismcts_bot(game, seed, upstream=False):
+    """Our ISMCTSBot, or OpenSpiel's Python one as it ships, with 3 simulations a decision."""
+    from open_spiel.python.algorithms import ismcts, mcts
+    ev = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=np.random.RandomState(seed))
+    cls = ismcts.ISMCTSBot if upstream else og.ISMCTSBot
+    return cls(game, ev, 1.4, max_simulations=3, random_state=np.random.RandomState(seed))
+
+
+def _evaluate(which, state, bots):
+    from open_spiel.python.algorithms import evaluate_bots
+    if which == "pyspiel":
+        return pyspiel.evaluate_bots(state, bots, 0)
+    return evaluate_bots.evaluate_bots(state, bots, np.random.RandomState(0))
+
+
+@pytest.mark.parametrize("which", ["pyspiel", "python"])
+def test_our_ismcts_bot_and_python_mcts_bot_play_through_both_evaluate_bots(which):
+    """Both evaluate_bots restart the bots at a state past the start (restart_at); ours handles it."""
+    from open_spiel.python.algorithms import mcts
+    game = load(players=2, variant="short15")
+    st = near_the_end(game, 1, 60)
+    ev = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=np.random.RandomState(0))
+    returns = _evaluate(which, st, [_ismcts_bot(game, 1), mcts.MCTSBot(game, 1.4, 3, ev)])
+    assert st.is_terminal() and returns == st.returns() and sorted(returns) == [-1.0, 1.0]
+
+
+@pytest.mark.parametrize("which", ["pyspiel", "python"])
+def test_upstream_python_ismcts_bot_has_no_restart_at(which):
+    """Why og.ISMCTSBot exists: OpenSpiel's Python ISMCTSBot (2.0.2) fails in Python evaluate_bots and
+    in pyspiel.evaluate_bots from a state past the start (from the start, see the test above)."""
+    game = load(players=2, variant="short15")
+    bots = [_ismcts_bot(game, 1, upstream=True), _ismcts_bot(game, 2, upstream=True)]
+    with pytest.raises(pyspiel.SpielError, match=r"RestartAt\(state\) not implemented"):
+        _evaluate(which, near_the_end(game, 1, 60), bots)
+
+
+def test_our_ismcts_bot_resamples_from_its_own_random_state():
+    game = load(players=2, variant="short15")
+    st = near_the_end(game, 2, 80)
+    a, b = _ismcts_bot(game, 5), _ismcts_bot(game, 5)
+    assert str(a.sample_root_state(st)) == str(b.sample_root_state(st)) != str(st)
+    runs = [st.clone(), st.clone()]
+    for run in runs:
+        pyspiel.evaluate_bots(run, [_ismcts_bot(game, 6), _ismcts_bot(game, 7)], 0)
+    assert runs[0].history() == runs[1].history()
+
+
+def test_cpp_ismcts_bot_cannot_resample_a_python_game():
+    """OpenSpiel 2.0.2 forwards no ResampleFromInfostate from C++ to a Python game (and does not bind
+    ISMCTSBot::SetResampler), so the C++ bot stops at its first real decision."""
+    game = load(players=2, variant="short15")
+    bot = pyspiel.ISMCTSBot(seed=1, evaluator=pyspiel.RandomRolloutEvaluator(1, 1), uct_c=1.4, max_simulations=3)
+    with pytest.raises(pyspiel.SpielError, match=r"ResampleFromInfostate\(\) not implemented"):
+        pyspiel.evaluate_bots(near_the_end(game, 1, 60), [bot, bot], 0)
+
+
+CPP_BOTS = {"ISMCTSBot": "pyspiel.ISMCTSBot(seed=1, evaluator=ev, uct_c=1.4, max_simulations=3)",
+            "MCTSBot": "pyspiel.MCTSBot(game, ev, 1.4, 3, 100, False, 1, False)"}
+
+
+@pytest.mark.parametrize("bot", sorted(CPP_BOTS))
+def test_cpp_bot_step_from_python_kills_the_interpreter(bot):
+    """A C++ bot's step() called from Python (as Python's evaluate_bots does) releases the GIL, then
+    pyspiel calls back into the Python state without it (OpenSpiel 2.0.2): a segmentation fault."""
+    code = textwrap.dedent(f"""
+        import numpy as np, pyspiel
+        import v1919_env.openspiel_game
+        from open_spiel.python.algorithms.evaluate_bots import evaluate_bots
+        game = pyspiel.load_game("versailles1919", {{"players": 2, "variant": "short15"}})
+        state = game.new_initial_state()
+        state.apply_action(1)
+        ev = pyspiel.RandomRolloutEvaluator(1, 1)
+        bot = {CPP_BOTS[bot]}
+        print("started", flush=True)
+        evaluate_bots(state, [bot, bot], np.random.RandomState(0))
+        print("returned", flush=True)
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False)
+    assert proc.stdout.split() == ["started"], proc.stderr[-2000:]
+    assert proc.returncode == -signal.SIGSEGV
+
+
+def test_cpp_mcts_bot_plays_through_pyspiel_evaluate_bots():
+    game = load(players=2, variant="short15")
+    st = near_the_end(game, 3, 40)
+    bot = pyspiel.MCTSBot(game, pyspiel.RandomRolloutEvaluator(1, 1), 1.4, 3, 100, False, 1, False)
+    returns = pyspiel.evaluate_bots(st, [bot, bot], 0)
+    assert st.is_terminal() and sorted(returns) == [-1.0, 1.0]
 
 
 # ---------------------------------------------------------------------------- the game
@@ -125,6 +233,76 @@ def test_illegal_action_is_refused_and_changes_nothing():
     with pytest.raises(Exception, match="is not legal in phase 'turn'"):
         st.apply_action(illegal)
     assert str(st) == before and st.history() == hist and st.information_state_string(0) == info
+
+
+NOT_ACTION_IDS = [2.0, np.float64(2), Decimal(2), Decimal("2.7"), Fraction(5, 2), True, np.bool_(True), "2", None]
+
+
+class _Index:
+    def __index__(self):
+        return 2
+
+    def __repr__(self):
+        return "_Index()"
+
+
+@pytest.mark.parametrize("value", NOT_ACTION_IDS + [_Index()], ids=repr)
+def test_only_action_ids_are_taken_by_every_method(value):
+    """apply_action, apply_action_with_legality_check, child and action_to_string take what
+    actions.action_id takes (a deal outcome too), and refuse the rest, changing nothing."""
+    game = load(players=3)
+    for st in (game.new_initial_state(), dealt(game, 4)):
+        before, hist = str(st), st.history()
+        calls = [st.apply_action, st.apply_action_with_legality_check, st.child, st.action_to_string,
+                 lambda a, s=st: s.action_to_string(s.current_player(), a)]
+        for call in calls:
+            with pytest.raises(IllegalActionError, match="must be an integer id"):
+                call(value)
+        assert str(st) == before and st.history() == hist
+    with pytest.raises(IllegalActionError, match="deal outcome must be an integer id"):
+        game.deal(value)
+
+
+def test_integer_action_ids_are_taken():
+    game = load(players=3)
+    st = game.new_initial_state()
+    for deal in (np.int64(4), np.uint16(4), np.array(4)):
+        assert st.child(deal).history() == [4] and st.action_to_string(deal) == "deal 4 (game seed 4)"
+    st.apply_action(np.array(4, np.int32))
+    a = st.legal_actions()[0]
+    for value in (a, np.int64(a), np.int16(a), np.array(a)):
+        assert st.child(value).history() == [4, a] and st.action_to_string(value) == st.engine_game.describe(a)
+    with pytest.raises(IllegalActionError, match="action id 694 is out of range 0..693"):
+        st.apply_action(694)
+    with pytest.raises(IllegalActionError, match="deal outcome -1 is out of range"):
+        game.new_initial_state().apply_action(-1)
+
+
+def test_pyspiel_hands_our_code_a_converted_int(monkeypatch):
+    """What pyspiel's binding itself does (OpenSpiel 2.0.2): it refuses floats, converts anything
+    with __index__ or __int__ to a C++ integer (truncating), and our _apply_action gets that int.
+    So the rule is checked in the Python methods above, before the binding."""
+    game = load(players=3)
+    seen = []
+    real = og.VersaillesState._apply_action
+    monkeypatch.setattr(og.VersaillesState, "_apply_action", lambda self, a: seen.append(a) or real(self, a))
+    for value in (Decimal("4.9"), Fraction(7, 2), True, _Index()):
+        pyspiel.State.apply_action(game.new_initial_state(), value)
+    assert seen == [4, 3, 1, 2] and all(type(a) is int for a in seen)
+    with pytest.raises(TypeError, match="incompatible function arguments"):
+        pyspiel.State.apply_action(game.new_initial_state(), 2.0)
+
+
+def test_apply_actions_and_actions_before_the_deal_are_refused_by_name():
+    game = load(players=3)
+    st = dealt(game, 4)
+    a = st.legal_actions()[0]
+    for call in (st.apply_actions, st.apply_actions_with_legality_checks):
+        with pytest.raises(IllegalActionError, match="sequential game: apply_actions"):
+            call([a])
+    assert st.history() == [4]
+    with pytest.raises(IllegalActionError, match="before the deal only the chance player"):
+        game.new_initial_state().action_to_string(0, a)
 
 
 def test_action_strings_name_distinct_actions():

@@ -115,7 +115,8 @@ def test_illegal_action_ends_the_episode_or_raises():
     illegal = int(np.flatnonzero(env.action_masks() == 0)[0])
     obs, r, term, trunc, info = env.step(illegal)
     assert (r, term, trunc, info["illegal_action"]) == (-1.0, True, False, True)
-    assert env.game.to_dict() == before and not obs["action_mask"].any()
+    assert env.game.to_dict() == before and np.flatnonzero(obs["action_mask"]).tolist() == [0]
+    assert "solitaire" in info["illegal_reason"]
     strict = SolitaireEnv(illegal_action="raise")
     strict.reset(seed=1)
     with pytest.raises(v1919_env.actions.IllegalActionError, match="solitaire"):

@@ -5,10 +5,13 @@ Tournament configs name this module under `modules:`; subprocesses need tests/ o
 from __future__ import annotations
 
 import os
+import time
+from pathlib import Path
 
 import numpy as np
 
 from agents.base import Agent, register
+from agents.random_agent import RandomAgent
 
 
 @register("test_raises")
@@ -43,16 +46,58 @@ class IllegalAgent(Agent):
 
 
 @register("test_exit")
-class ExitingAgent(Agent):
-    """Plays the first legal action; kills its own process once the file `marker` exists (a dead worker)."""
+class ExitingAgent(RandomAgent):
+    """Plays like `random`; kills its own process (a dead worker) at its `at`-th decision (0-based) of
+    every game whose agent seed is a multiple of `every`: os._exit(3), or the signal `signum` when given."""
 
-    def __init__(self, marker: str = ""):
-        self.marker = marker
+    def __init__(self, every: int = 1, at: int = 0, signum: int = 0, seed=None):
+        super().__init__(seed)
+        self.every, self.at, self.signum = every, at, signum
+        self.dies, self.n = False, 0
+
+    def reset(self, seed=None):
+        super().reset(seed)
+        self.dies, self.n = seed is not None and seed % self.every == 0, 0
 
     def act(self, observation, action_mask, game=None):
-        if self.marker and os.path.exists(self.marker):
+        if self.dies and self.n == self.at:
+            if self.signum:
+                os.kill(os.getpid(), self.signum)
             os._exit(3)
-        return int(np.flatnonzero(action_mask)[0])
+        self.n += 1
+        return super().act(observation, action_mask, game)
+
+
+@register("test_gate")
+class GateAgent(RandomAgent):
+    """Plays like `random`, but each game waits at its first decision for a pass from the folder
+    `gate`: the file `open` there lets every game through, else it takes (deletes) one `pass*` file,
+    so a test lets exactly as many games start as it writes passes, then the workers wait in a game."""
+
+    def __init__(self, gate: str, seed=None):
+        super().__init__(seed)
+        self.gate = Path(gate)
+        self.waiting = True
+
+    def reset(self, seed=None):
+        super().reset(seed)
+        self.waiting = True
+
+    def act(self, observation, action_mask, game=None):
+        if self.waiting:
+            self._wait_for_a_pass()
+            self.waiting = False
+        return super().act(observation, action_mask, game)
+
+    def _wait_for_a_pass(self):
+        while not (self.gate / "open").exists():
+            for p in sorted(self.gate.glob("pass*")):
+                try:
+                    p.unlink()
+                    return
+                except FileNotFoundError:       # another worker took it
+                    continue
+            time.sleep(0.01)
 
 
 @register("test_meddler")

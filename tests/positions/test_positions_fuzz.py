@@ -15,6 +15,7 @@ from v1919_env.positions.write import PositionError
 
 
 def _positions():
+    """Positions of random games, every 41st decision, as JSON, with the game's state array."""
     out = []
     for seed in range(6):
         g = Game.new(3 + seed % 2, seed=seed)
@@ -22,14 +23,14 @@ def _positions():
         k = 0
         while not g.is_over:
             if k % 41 == 0:
-                out.append(json.dumps(g.to_dict()))
+                out.append((json.dumps(g.to_dict()), g.state.copy()))
             acts = g.legal_actions()
             g.step(int(acts[rng.integers(len(acts))]))
             k += 1
     return out
 
 
-POSITIONS = _positions()
+POSITIONS, STATES = zip(*_positions())
 JUNK = st.one_of(st.none(), st.booleans(), st.integers(-10 ** 20, 10 ** 20), st.integers(-3, 60),
                  st.floats(allow_nan=False), st.text(max_size=12), st.sampled_from(["uk", "europe", "Smyrna", "turn"]),
                  st.lists(st.integers(-2, 60), max_size=3),
@@ -45,6 +46,13 @@ def _paths(x, path=()):
         for i, v in enumerate(x):
             yield path + (i,)
             yield from _paths(v, path + (i,))
+
+
+def test_the_unmutated_positions_load_their_games_whole_state():
+    """Every slot of the state array, the unused ones included (issue 20)."""
+    for d, state in zip(POSITIONS, STATES):
+        g = Game.from_dict(json.loads(d))
+        assert np.array_equal(g.state, state), np.nonzero(g.state != state)[0]
 
 
 @settings(max_examples=1500, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])

@@ -49,12 +49,12 @@ SHARED_EVALUATION = ("games", "final_games", "opponents", "workers", "determinis
 
 
 def validate_shared(cfg: dict) -> None:
-    """The fields both backends share (seed, num_players, reward, the evaluation's games, opponents
-    and workers), checked by the SB3 config's validator: one rule, the same messages."""
+    """The fields both backends share (seed, num_players, variant, reward, the evaluation's games,
+    opponents and workers), checked by the SB3 config's validator: one rule, the same messages."""
     from training.config import config_from_dict as sb3_config
 
-    sb3_config({"seed": cfg["seed"], "num_players": cfg["num_players"], "reward": cfg["reward"],
-                "evaluation": {k: cfg["evaluation"][k] for k in SHARED_EVALUATION}})
+    sb3_config({"seed": cfg["seed"], "num_players": cfg["num_players"], "variant": cfg["variant"],
+                "reward": cfg["reward"], "evaluation": {k: cfg["evaluation"][k] for k in SHARED_EVALUATION}})
 
 
 def validate(cfg: dict) -> dict:
@@ -107,7 +107,13 @@ def validate(cfg: dict) -> dict:
 
 
 def config_from_dict(raw: dict, name: str = "rllib") -> dict:
-    """Merge a decoded config over DEFAULTS and validate it (ConfigError names the field)."""
+    """Merge a decoded config over DEFAULTS and validate it (ConfigError names the field); an empty
+    config is refused, as the SB3 one is."""
+    if raw is None or raw == {}:
+        raise ConfigError(f"the config is empty; an RLlib training config is a mapping of the keys "
+                          f"{', '.join(DEFAULTS)} (budget: {{iterations: N}}, {{steps: N}} and/or {{minutes: M}} says "
+                          f"how long to train; a key left out takes its value in training.rllib.config.DEFAULTS); "
+                          f"see configs/train/rllib_smoke.yaml")
     if not isinstance(raw, dict):
         raise ConfigError(f"an RLlib training config is a mapping of the keys {', '.join(DEFAULTS)}, "
                           f"got {type(raw).__name__}")
@@ -120,4 +126,4 @@ def load_config(path) -> dict:
     """Read, merge and validate a YAML RLlib training config (the run's name: the file's stem by default)."""
     from agents.tournament.config import read_yaml_config
 
-    return read_yaml_config(path, lambda raw, name: config_from_dict(raw or {}, name), ConfigError)
+    return read_yaml_config(path, lambda raw, name: config_from_dict(raw, name), ConfigError)

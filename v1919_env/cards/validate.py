@@ -306,7 +306,7 @@ def _check_numbered(section: str, records) -> None:
     want = EXPECTED_COUNTS[section]
     if len(records) != want:
         _fail(section, f"expected {want} cards, found {len(records)}")
-    seen_n, seen_id = {}, {}
+    seen_n, seen_id, seen_key = {}, {}, {}
     for i, r in enumerate(records):
         where = f"{section}[{i}] {_card_name(r, i)}"
         if not isinstance(r, dict):
@@ -323,6 +323,19 @@ def _check_numbered(section: str, records) -> None:
         if rid in seen_id:
             _fail(f"{where}.id", f"duplicate id {rid!r}")
         seen_id[rid] = r["number"]
+        _check_unique_name(where, r, seen_key)
+
+
+def _check_unique_name(where: str, r: dict, seen: dict) -> None:
+    """Positions, actions and Game's helpers name a card by its name or id in any case
+    (cards/names.py): no two cards of a section may answer to one word."""
+    for k in ("name", "id"):
+        key = r[k].lower()
+        other = seen.get(key)
+        if other is not None and other[0] != r["number"]:
+            _fail(f"{where}.{k}", f"{r[k]!r} is also the {other[1]} of card #{other[0]} (cards are named by "
+                                  "name or id, in any case, so each must name one card)")
+        seen.setdefault(key, (r["number"], k))
 
 
 ISSUE_FIELDS = ("number", "id", "name", "region", "stars", "no_military", "provenance")
@@ -343,10 +356,17 @@ def _check_issue(where: str, r) -> None:
     if not isinstance(opts, list) or not 2 <= len(opts) <= MAX_OPTIONS:
         _fail(f"{where}.options", f"an issue needs 2..{MAX_OPTIONS} options, found "
                                   f"{len(opts) if isinstance(opts, list) else _kind(opts)}")
+    names = {}
     for j, o in enumerate(opts):
         ow = f"{where}.options[{j}]"
         _obj(ow, o, ("name", "provenance"), OPTION_FIELDS[1:])
-        ow = f"{ow} {_show(_text(f'{ow}.name', o['name']))}"
+        name = _text(f"{ow}.name", o["name"])
+        if name.lower() in names:
+            # positions and actions name an option by name, in any case: the second would never be found
+            _fail(f"{ow}.name", f"{name!r} is also the name of options[{names[name.lower()]}] of this issue "
+                                "(option names must differ, ignoring case)")
+        names[name.lower()] = j
+        ow = f"{ow} {_show(name)}"
         for reg, d in _obj(f"{ow}.unrest", o.get("unrest", {}), (), REGIONS).items():
             _int(f"{ow}.unrest.{reg}", d, -8, 8)
         for nat, d in _obj(f"{ow}.happiness", o.get("happiness", {}), (), NATIONS).items():

@@ -6,11 +6,14 @@
 - `rllib_env(config)`: RLlib's `PettingZooEnv` with the observation keys RLlib's action-masking
   RLModule reads (`observations`, `action_mask`); usable directly as an env creator.
 - `TurnParallelEnv` / `parallel_env(...)`: the turn-based game as a PettingZoo ParallelEnv, for
-  libraries whose multi-agent algorithms step every agent at once (AgileRL's IPPO, MADDPG).
+  libraries whose multi-agent algorithms step every agent at once (AgileRL's MADDPG: the Box
+  observation, masks in infos; obs_mode='dict': PettingZoo's {"observation", "action_mask"}).
 
 The libraries are imported only inside the functions that need them (the `compat` extra).
 """
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 import gymnasium as gym
 import numpy as np
@@ -18,8 +21,8 @@ from gymnasium import spaces
 from pettingzoo import ParallelEnv
 from pettingzoo.utils import BaseWrapper
 
-from v1919_env.actions import NUM_ACTIONS
-from v1919_env.envs.pettingzoo_env import OBS_HIGH, decision_name, raw_env
+from v1919_env.actions import NUM_ACTIONS, IllegalActionError, action_id
+from v1919_env.envs.pettingzoo_env import OBS_HIGH, OBS_MODES, decision_name, end_mask, raw_env
 from v1919_env.core.observe import OBS_SIZE
 
 __all__ = ["SelfPlayEnv", "RLlibObservation", "TurnParallelEnv", "parallel_env", "torchrl_env", "rllib_env",
@@ -32,12 +35,15 @@ class SelfPlayEnv(gym.Env):
     Each step's reward is the deciding seat's own: what it earned since its previous decision
     (shaping, when on) plus its own action's. When the game ends, the episode goes on with one
     *settlement* step per other seat (seat order, from the seat after the last mover): the
-    observation is that seat's final view, only action 0 is legal (any action is accepted and
+    observation is that seat's final view, only action 0 is legal (any action id is accepted and
     ignored) and the reward is that seat's final reward, so every seat's result reaches the
     learner. The last settlement step ends the episode (terminated, or truncated at the safety
-    cap). info["seat"] is the seat whose view the observation is, info["settlement"] marks the
-    settlement steps. config: the options of `v1919_env.env` (obs_mode 'dict' or 'vector';
-    illegal_action defaults to 'penalize': an illegal id ends the game with the penalty).
+    cap); its observation keeps the mask of action 0 alone (end_mask). info["seat"] is the seat
+    whose view the observation is, info["settlement"] marks the settlement steps. config: the
+    options of `v1919_env.env` (obs_mode 'dict' or 'vector'; illegal_action defaults to 'penalize':
+    an action id that is not legal ends the game with the penalty, that step's info["illegal_reason"]
+    saying why). A value that is not an action id (v1919_env.actions.action_id) raises IllegalActionError
+    in either mode, settlement steps included, and changes nothing.
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 1}
@@ -71,6 +77,7 @@ class SelfPlayEnv(gym.Env):
             raise RuntimeError("call reset() before step() (the episode has ended)")
         aec = self.aec
         if self._settle:
+            action_id(action)             # any action id is ignored here; anything else is refused
             agent = self._settle.pop(0)
             reward = self._unpaid(agent)
             if self._settle:
@@ -81,9 +88,10 @@ class SelfPlayEnv(gym.Env):
             trunc = bool(aec.truncations[agent])
             return obs, reward, not trunc, trunc, info
         agent = aec.agent_selection
-        unpaid = self._unpaid(agent)
-        aec.step(action)                  # 'raise' raises here, nothing changed
-        reward = unpaid + self._unpaid(agent)
+        owed = self._owed(agent)
+        aec.step(action)                  # raises here (no action id, or 'raise'): nothing changed
+        self._paid[agent] = 0.0           # the AEC env restarts the mover's cumulative reward at its step
+        reward = owed + self._unpaid(agent)
         if not (aec.terminations[agent] or aec.truncations[agent]):
             obs, info = self._view(aec.agent_selection)
             return obs, reward, False, False, info
@@ -92,26 +100,32 @@ class SelfPlayEnv(gym.Env):
         k = agents.index(agent)
         self._settle = [agents[(k + j) % len(agents)] for j in range(1, len(agents))]
         obs, info = self._view(self._settle[0], settlement=True)
+        if "illegal_reason" in aec.infos[agent]:     # this step's reward is the penalty: say why
+            info["illegal_reason"] = aec.infos[agent]["illegal_reason"]
         return obs, reward, False, False, info
 
     def action_masks(self) -> np.ndarray:
-        """Boolean mask of the legal actions of the observation last returned (MaskablePPO)."""
+        """Boolean mask of the legal actions of the observation last returned (MaskablePPO): action 0
+        alone in a settlement step and after the episode's end (end_mask), none before reset()."""
         m = np.zeros(NUM_ACTIONS, bool)
-        if self._settle:
-            m[0] = True
-        elif self._started:
+        if self._started and not self._settle:
             m[:] = self._mask(self.aec.agent_selection) != 0
+        elif self.aec.game is not None:
+            m[0] = True
         return m
 
     def render(self):
         return self.aec.render()
 
     # ------------------------------------------------------------------ helpers
-    def _unpaid(self, agent: str) -> float:
+    def _owed(self, agent: str) -> float:
         """Reward credited to agent in the AEC env and not yet returned by step()."""
-        cum = float(self.aec._cumulative_rewards.get(agent, 0.0))
-        out = cum - self._paid[agent]
-        self._paid[agent] = cum
+        return float(self.aec._cumulative_rewards.get(agent, 0.0)) - self._paid[agent]
+
+    def _unpaid(self, agent: str) -> float:
+        """The reward owed to agent (_owed), now counted as returned."""
+        out = self._owed(agent)
+        self._paid[agent] = float(self.aec._cumulative_rewards.get(agent, 0.0))
         return out
 
     def _mask(self, agent: str) -> np.ndarray:
@@ -125,8 +139,7 @@ class SelfPlayEnv(gym.Env):
         info["seat"] = self.aec.possible_agents.index(agent)
         info["settlement"] = settlement
         if settlement:
-            only0 = np.zeros(NUM_ACTIONS, np.int8)
-            only0[0] = 1
+            only0 = end_mask()
             if self.obs_mode == "dict":
                 obs["action_mask"] = only0
             else:
@@ -176,29 +189,38 @@ def rllib_env(config: dict | None = None):
 
 
 class TurnParallelEnv(ParallelEnv):
-    """The AEC env as a PettingZoo ParallelEnv: every step, every agent observes (the Box
-    observation, obs_mode 'vector') and sends an action, and only the action of the agent to move
-    is played. Its info["action_mask"] holds its legal actions; every other agent's holds action 0
-    alone (ignored), so a masked policy puts all its probability there and learns nothing from its
-    waiting steps but values. (No `env_defined_actions`: with them AgileRL 2.58's MADDPG stores
-    the replaced action ids where its critic expects action vectors.)
+    """The AEC env as a PettingZoo ParallelEnv: every step, every agent observes and may send an
+    action, and only the action of the agent to move is played.
+
+    obs_mode 'vector' (the default, AgileRL's layout): the Box observation; info["action_mask"] holds
+    the mover's legal actions and every other agent's holds action 0 alone (end_mask, ignored), so a
+    masked policy puts all its probability there and learns nothing from its waiting steps but
+    values. (No `env_defined_actions`: with them AgileRL 2.58's MADDPG stores the replaced action
+    ids where its critic expects action vectors.)
+    obs_mode 'dict' (PettingZoo's layout, what `pettingzoo.test.parallel_api_test` samples from):
+    {"observation", "action_mask"}, the mask int8 and all zeros for the agents not to move (and
+    for everyone once the game is over); infos are the AEC env's.
+    Actions: the mover's must be given, the others' may be left out. Every action given must be an
+    action id (v1919_env.actions.action_id; a one-element integer numpy array counts as its
+    element, as AgileRL's vector envs send); anything else, or an unknown agent, raises (an
+    IllegalActionError, a ValueError) and changes nothing. An illegal id of the mover raises, or
+    with illegal_action='penalize' ends the game (its info: illegal_action, illegal_reason).
     Rewards are the AEC env's, every agent's at every step (final rewards at the end, for all);
     when the game ends every agent terminates (or truncates) and `agents` empties.
-    config: the options of `v1919_env.env` but obs_mode."""
+    config: the options of `v1919_env.env`."""
 
     metadata = {"name": "versailles1919_parallel_v0", "render_modes": ["ansi", "rgb_array"], "render_fps": 1}
 
-    def __init__(self, num_players: int = 4, render_mode: str | None = None, **config):
-        if "obs_mode" in config:
-            raise ValueError("TurnParallelEnv observes the Box vector (obs_mode='vector'); obs_mode is not an option")
-        self.aec = raw_env(num_players, render_mode=render_mode, obs_mode="vector", **config)
+    def __init__(self, num_players: int = 4, render_mode: str | None = None, obs_mode: str = "vector", **config):
+        if obs_mode not in OBS_MODES:
+            raise ValueError(f"obs_mode must be one of {OBS_MODES}, got {obs_mode!r}")
+        self.obs_mode = obs_mode
+        self.aec = raw_env(num_players, render_mode=render_mode, obs_mode=obs_mode, **config)
         self.render_mode = render_mode
         self.possible_agents = list(self.aec.possible_agents)
         self.agents: list[str] = []
         self.observation_spaces = {a: self.aec.observation_space(a) for a in self.possible_agents}
         self.action_spaces = {a: self.aec.action_space(a) for a in self.possible_agents}
-        self._idle = np.zeros(NUM_ACTIONS, np.int8)
-        self._idle[0] = 1
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]
@@ -215,10 +237,8 @@ class TurnParallelEnv(ParallelEnv):
         aec = self.aec
         if not self.agents:
             raise RuntimeError("the game is over: call reset()")
-        mover = aec.agent_selection
-        if mover not in actions:
-            raise ValueError(f"{mover} is to move; got actions for {sorted(actions)}")
-        aec.step(np.asarray(actions[mover]).reshape(-1)[0] if np.ndim(actions[mover]) else actions[mover])
+        ids = self._action_ids(actions)
+        aec.step(ids[aec.agent_selection])
         rewards = {a: float(aec.rewards[a]) for a in self.agents}
         term = {a: bool(aec.terminations[a]) for a in self.agents}
         trunc = {a: bool(aec.truncations[a]) for a in self.agents}
@@ -227,17 +247,38 @@ class TurnParallelEnv(ParallelEnv):
             self.agents = []
         return obs, rewards, term, trunc, infos
 
+    def _action_ids(self, actions) -> dict[str, int]:
+        """The actions as ids, checked before anything is played (ValueError / IllegalActionError)."""
+        if not isinstance(actions, Mapping):
+            raise ValueError(f"actions must be a dict {{agent: action}}, got {type(actions).__name__}")
+        unknown = sorted(set(actions) - set(self.agents), key=str)
+        if unknown:
+            raise ValueError(f"actions for unknown agents {unknown}; the agents are {self.agents}")
+        mover = self.aec.agent_selection
+        if mover not in actions:
+            raise ValueError(f"{mover} is to move; got actions for {sorted(actions)}")
+        ids = {}
+        for agent, action in actions.items():
+            if isinstance(action, np.ndarray) and action.size == 1:
+                action = action.reshape(())
+            try:
+                ids[agent] = action_id(action)
+            except IllegalActionError as e:
+                raise IllegalActionError(f"{agent}: {e}") from None
+        return ids
+
     def _observe(self):
         aec = self.aec
+        obs = {a: aec.observe(a) for a in self.agents}
+        if self.obs_mode == "dict":
+            return obs, {a: dict(aec.infos[a]) for a in self.agents}
         over = all(aec.terminations[a] or aec.truncations[a] for a in self.possible_agents)
         mover = None if over else aec.agent_selection
-        obs, infos = {}, {}
+        infos = {}
         for a in self.agents:
-            obs[a] = aec.observe(a)
-            if a == mover:
-                infos[a] = {"action_mask": aec.infos[a]["action_mask"]}
-            else:
-                infos[a] = {"action_mask": self._idle.copy()}
+            infos[a] = {"action_mask": aec.infos[a]["action_mask"] if a == mover else end_mask()}
+            if "illegal_reason" in aec.infos[a]:
+                infos[a].update(illegal_action=True, illegal_reason=aec.infos[a]["illegal_reason"])
         return obs, infos
 
     def render(self):
@@ -248,6 +289,7 @@ class TurnParallelEnv(ParallelEnv):
 
 
 def parallel_env(num_players: int = 4, render_mode: str | None = None, **config) -> TurnParallelEnv:
-    """The game as a PettingZoo ParallelEnv (`TurnParallelEnv`), e.g. for AgileRL's multi-agent
-    algorithms: `AsyncPettingZooVecEnv([lambda: v1919_env.compat.parallel_env() for _ in range(n)])`."""
+    """The game as a PettingZoo ParallelEnv (`TurnParallelEnv`; obs_mode 'vector' or 'dict' in config),
+    e.g. for AgileRL's multi-agent algorithms:
+    `AsyncPettingZooVecEnv([lambda: v1919_env.compat.parallel_env() for _ in range(n)])`."""
     return TurnParallelEnv(num_players, render_mode=render_mode, **config)

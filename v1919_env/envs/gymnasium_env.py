@@ -2,8 +2,13 @@
 `gymnasium.make("Versailles1919-v0")`.
 
 Any id of the action space is a valid input to `step()` (Gymnasium's contract): by default an
-illegal one ends the episode with `illegal_penalty` and `info["illegal_action"] = True`, the game
-itself untouched; `illegal_action="raise"` raises the core's error instead.
+illegal one ends the episode with `illegal_penalty`, `info["illegal_action"] = True` and
+`info["illegal_reason"]` (the core's message: the action, the phase, the legal actions), the game
+itself untouched; `illegal_action="raise"` raises the core's error instead. A value that is not an
+action id (`v1919_env.actions.action_id`: a float, a string, None, a bool, a list, an id outside
+the action space) raises IllegalActionError in either mode and changes nothing. Once an episode has
+ended, its last observation's mask (and `action_masks()`) marks action 0 alone (`end_mask`), so
+that a policy masking its logits with -inf stays defined on it; that action is never played.
 
 The other seats are played by opponent policies (random by default; any callable
 `policy(observation_dict, info) -> action` or an object with `.act(observation, action_mask)`;
@@ -31,7 +36,7 @@ from v1919_env.core import layout as L
 from v1919_env.core.observe import OBS_SIZE, observe_and_mask
 from v1919_env.core.step import legal, play_random_until, try_step
 from v1919_env.game import Game
-from v1919_env.envs.pettingzoo_env import OBS_HIGH, observation_space
+from v1919_env.envs.pettingzoo_env import OBS_HIGH, end_mask, observation_space
 from v1919_env.view.text import RENDER_MODES, render_mode_output
 from v1919_env.rewards import REWARD_KINDS, terminal_rewards
 
@@ -107,6 +112,7 @@ class Versailles1919Env(gym.Env):
         self._buf = np.empty(L.MAX_LEGAL, np.int64)
         self.game: Game | None = None
         self._ended = False
+        self._final = False              # the last observation returned was the episode's final one
         self.card_set_label = self._new_game(0).cards.label
 
     # ------------------------------------------------------------------ helpers
@@ -162,10 +168,24 @@ class Versailles1919Env(gym.Env):
         self._ended = True
         info = self._info()
         info["opponent_error"] = {"seat": err.seat, "nation": err.nation, "error": err.error}
+        return self._final_observation(), 0.0, False, True, info
+
+    def _penalized(self, reason: str):
+        """End the episode with the penalty for an illegal action id, the game itself untouched."""
+        self._ended = True
+        info = self._info()
+        info["illegal_action"] = True
+        info["illegal_reason"] = reason
+        return self._final_observation(), self.illegal_penalty, True, False, info
+
+    def _final_observation(self):
+        """The learner's observation once its episode has ended: its mask (dict mode) marks action 0
+        alone (end_mask: a fill value that keeps masked distributions defined; step() needs reset())."""
+        self._final = True
         obs = self._observe(self.seat)
         if self.obs_mode == "dict":
-            obs["action_mask"][:] = 0
-        return obs, 0.0, False, True, info
+            obs["action_mask"][:] = end_mask()
+        return obs
 
     # ------------------------------------------------------------------ gym API
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -180,7 +200,7 @@ class Versailles1919Env(gym.Env):
                 pol.reset(game_seed + 7 * k + 1)
         self._rng_state[0] = np.uint64(game_seed * 2 + 1)
         self.game = self._new_game(game_seed)
-        self._ended = False
+        self._ended = self._final = False
         try:
             self._play_opponents()
         except OpponentError:
@@ -194,22 +214,15 @@ class Versailles1919Env(gym.Env):
         g = self.game
         if g is None or g.state[L.GAME_OVER] or self._ended:
             raise RuntimeError("call reset() before step() (the episode has ended)")
+        a = action_id(action)            # not an action id: the caller's bug, raised in either mode
         before = g.state.copy() if not self._all_random else None
-        try:
-            legal_id = try_step(g.state, g.T, action_id(action), self._buf)
-        except IllegalActionError:
-            legal_id = False
-        if not legal_id:
-            if self.illegal_action == "raise":
-                g.step(action)           # raises IllegalActionError naming the phase; nothing changes
-            # the episode ends with the penalty; the game itself is untouched
-            self._ended = True
-            info = self._info()
-            info["illegal_action"] = True
-            obs = self._observe(self.seat)
-            if self.obs_mode == "dict":
-                obs["action_mask"][:] = 0        # nothing is legal once the episode has ended
-            return obs, self.illegal_penalty, True, False, info
+        if not try_step(g.state, g.T, a, self._buf):
+            try:
+                g.step(a)                # raises IllegalActionError naming the phase; nothing changes
+            except IllegalActionError as e:
+                if self.illegal_action == "raise":
+                    raise
+                return self._penalized(str(e))
         try:
             self._play_opponents()
         except OpponentError as err:
@@ -217,23 +230,27 @@ class Versailles1919Env(gym.Env):
                 g.state[:] = before      # as if the learner's action had not been taken
                 raise
             return self._opponent_failed(err)
-        obs = self._observe(self.seat)
         info = self._info()
         if self.render_mode == "human":
             self.render()
         if g.state[L.GAME_OVER]:
             sc = g.scores()
             info["scores"] = sc
-            return obs, self._reward(sc), not g.truncated, g.truncated, info
-        return obs, self._reward(None), False, False, info
+            return self._final_observation(), self._reward(sc), not g.truncated, g.truncated, info
+        return self._observe(self.seat), self._reward(None), False, False, info
 
     def action_masks(self) -> np.ndarray:
-        """Boolean mask of the learner's legal actions (sb3-contrib MaskablePPO)."""
+        """Boolean mask of the learner's legal actions (sb3-contrib MaskablePPO); once the episode has
+        ended, the mask of its final observation (action 0 alone, see end_mask); none where no
+        observation was returned (before reset(), or a reset() that raised)."""
         m = np.zeros(NUM_ACTIONS, bool)
         g = self.game
-        if g is not None and not g.is_over and not self._ended:
-            n = legal(g.state, g.T, self._buf)
-            m[self._buf[:n]] = True
+        if self._final:
+            return end_mask().astype(bool)
+        if g is None or g.is_over or self._ended:
+            return m
+        n = legal(g.state, g.T, self._buf)
+        m[self._buf[:n]] = True
         return m
 
     def render(self):

@@ -16,6 +16,9 @@ is a function of the history. The hidden part (deck orders, generator) is resamp
 `resample_from_infostate`, built on `Game.determinize`. docs/openspiel.md says why (in short: the
 core rolls dice inside a player's action, and OpenSpiel's Python games cannot serialize a
 sampled-stochastic game).
+
+Bots: OpenSpiel's Python ISMCTSBot plays it (`ISMCTSBot` here adds what both evaluate_bots need);
+the C++ `pyspiel.ISMCTSBot` cannot play any Python game in OpenSpiel 2.0.2 (docs/openspiel.md).
 """
 from __future__ import annotations
 
@@ -25,9 +28,10 @@ from functools import lru_cache
 import numpy as np
 import pyspiel
 from numba import njit
+from open_spiel.python.algorithms import ismcts
 
 from v1919_env.core import layout as L
-from v1919_env.core.actions import NUM_ACTIONS
+from v1919_env.core.actions import NUM_ACTIONS, IllegalActionError, action_id
 from v1919_env.core.observe import OBS_SIZE, OBS_SLICES, observe
 from v1919_env.game import GAME_INFO, Game, card_tables
 from v1919_env.variants import variant_index
@@ -50,6 +54,19 @@ _PUBLIC_SPANS = np.array([(a, b) for a, b in zip([0] + [o + n for o, n in _HIDDE
 _NO_HISTORY = (0, 0)
 _DEAL_MARK = 0xFFFF
 _MASK64 = 2 ** 64 - 1
+
+
+def _deal_id(k) -> int:
+    """A deal outcome, by the rule of `actions.action_id` (a Python int or numpy integer, a 0-d
+    integer array too; not a bool) but in 0..NUM_DEALS-1; anything else raises IllegalActionError."""
+    if isinstance(k, np.ndarray) and k.shape == () and k.dtype.kind in "iu":
+        k = k[()]
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
+        raise IllegalActionError(f"a deal outcome must be an integer id (int or numpy integer), got {k!r} "
+                                 f"of type {type(k).__name__}")
+    if not 0 <= k < NUM_DEALS:
+        raise IllegalActionError(f"deal outcome {k} is out of range 0..{NUM_DEALS - 1}")
+    return int(k)
 
 
 @njit(cache=True)
@@ -136,7 +153,7 @@ class VersaillesGame(pyspiel.Game):
     def deal(self, k: int) -> Game:
         """The `Game` that deal outcome k starts."""
         p = self.p
-        return Game.new(p["players"], seed=int(k), variant=p["variant"], negotiation=p["negotiation"],
+        return Game.new(p["players"], seed=_deal_id(k), variant=p["variant"], negotiation=p["negotiation"],
                         card_set=p["card_set"] or None)
 
     def max_chance_nodes_in_history(self):
@@ -215,20 +232,52 @@ class VersaillesState(pyspiel.State):
     def chance_outcomes(self):
         return _deal_outcomes()
 
+    # pyspiel's binding refuses floats but turns a bool or anything with __index__ or __int__ into a
+    # C++ integer before our `_apply_action` sees it (Decimal("2.7") and Fraction(5, 2) become 2,
+    # True becomes 1), so the public methods that take an action check it first, by the one rule of
+    # an action id (docs/openspiel.md).
+    def _checked(self, action, chance: bool) -> int:
+        return _deal_id(action) if chance else action_id(action)
+
+    def apply_action(self, action):
+        """pyspiel's apply_action, the action checked first (actions.action_id; a deal in 0..NUM_DEALS-1)."""
+        pyspiel.State.apply_action(self, self._checked(action, self._eng.g is None))
+
+    def apply_action_with_legality_check(self, action):
+        """pyspiel's, the action checked first as by apply_action."""
+        pyspiel.State.apply_action_with_legality_check(self, self._checked(action, self._eng.g is None))
+
+    def child(self, action):
+        """pyspiel's child (a copy with the action applied), the action checked first as by apply_action."""
+        return pyspiel.State.child(self, self._checked(action, self._eng.g is None))
+
+    def action_to_string(self, *args):
+        """pyspiel's action_to_string(action) or action_to_string(player, action), the action checked
+        first (a chance action as a deal outcome)."""
+        if len(args) not in (1, 2):
+            raise TypeError(f"action_to_string takes (action) or (player, action), got {len(args)} arguments")
+        player = args[0] if len(args) == 2 else self.current_player()
+        chance = player == pyspiel.PlayerId.CHANCE
+        return pyspiel.State.action_to_string(self, player, self._checked(args[-1], chance))
+
     def _apply_action(self, action):
         e = self._eng
         if e.g is None:
-            if not 0 <= action < NUM_DEALS:
-                raise ValueError(f"deal outcome {action} is out of range 0..{NUM_DEALS - 1}")
             e.g = self.get_game().deal(action)
             e.extend(_DEAL_MARK)
         else:
             e.g.step(action)
             e.extend(action)
 
+    def _apply_actions(self, actions):
+        raise IllegalActionError(f"{SHORT_NAME} is a sequential game: apply_actions (a joint action for a "
+                                 f"simultaneous node) does not apply, got {list(actions)}; use apply_action")
+
     def _action_to_string(self, player, action):
         if player == pyspiel.PlayerId.CHANCE:
             return f"deal {action} (game seed {action})"
+        if self._eng.g is None:
+            raise IllegalActionError(f"before the deal only the chance player (-1) acts, got player {player}")
         return self._eng.g.describe(action)
 
     def is_terminal(self):
@@ -322,6 +371,28 @@ class VersaillesObserver:
             return (f"{who} after {e.g.decisions_taken} decisions, public history "
                     f"{e.history[0] & _MASK64:016x}{e.history[1] & _MASK64:016x}")
         return f"Observer: {who}\n{_board_text(e.g)}"
+
+
+class ISMCTSBot(ismcts.ISMCTSBot):
+    """OpenSpiel's Python ISMCTSBot (same arguments), ready for both `evaluate_bots`.
+
+    Upstream it lacks `restart_at`, which `open_spiel.python.algorithms.evaluate_bots` always calls
+    and `pyspiel.evaluate_bots` calls from a state past the start; its search keeps nothing between
+    decisions, so restarting just clears the tree. Its worlds are resampled from its own
+    `random_state` (upstream: a clock-seeded sampler), so a seeded bot plays the same every run."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.set_resampler(self._resample)
+
+    def _resample(self, state, player):
+        return state.resample_from_infostate(player, self.random_number)
+
+    def restart(self):
+        self.reset()
+
+    def restart_at(self, state):
+        self.reset()
 
 
 pyspiel.register_game(GAME_TYPE, VersaillesGame)

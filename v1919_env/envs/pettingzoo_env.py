@@ -5,9 +5,13 @@ one agent is `player` (SOLO_AGENT), whatever faction it controls. `agent_selecti
 now (the active player, an issue's controller choosing its option, an event cube's owner, each
 bidder, each drafter, a mutinying player). Observations are `{"observation": float32 vector,
 "action_mask": int8 vector}` from the observing seat's own perspective (docs/observation.md).
-Order, bounds and legality are checked inside the env, cheaply, so no wrapper is needed. Once
-every agent is done, `step(None)` changes nothing and any other action is an IllegalActionError
-("the episode is over"); `reset()` starts the next game.
+Order, bounds and legality are checked inside the env, cheaply, so no wrapper is needed. An
+action that is not an action id (`v1919_env.actions.action_id`: a float, a string, a bool, a list,
+an id outside 0..NUM_ACTIONS-1; `None` but from a finished agent) raises IllegalActionError in
+either illegal_action mode and changes nothing; an action id that is not legal now raises
+('raise') or ends the game with the penalty ('penalize', the offender's info naming it in
+`illegal_reason`). Once every agent is done, `step(None)` changes nothing and any other action is
+an IllegalActionError ("the episode is over"); `reset()` starts the next game.
 """
 from __future__ import annotations
 
@@ -35,6 +39,17 @@ GAME_OVER = len(INFO_DECISIONS) - 1
 WAITING = -1
 SOLO_AGENT = "player"
 """The solitaire game's one agent: the player, who switches factions (EN:949-953)."""
+
+
+def end_mask() -> np.ndarray:
+    """The int8 action mask that marks action 0 alone: the mask of an observation from which no
+    action is played (a finished episode's last observation, in the Gymnasium envs and the final
+    observations of the vector env's auto-reset; a waiting agent in compat's Box parallel env).
+    Action 0 is a fill value, so that a policy that masks its logits with -inf still gets a
+    defined distribution; the action is never played."""
+    m = np.zeros(NUM_ACTIONS, np.int8)
+    m[0] = 1
+    return m
 
 
 def decision_name(code: int) -> str:
@@ -72,8 +87,9 @@ class raw_env(AECEnv):
     config: variant ('standard', 'longer', 'even_longer', 'longest'; aliases 'short15', 'long10'), negotiation
     (bool), card_set (path), seating (the nations clockwise, e.g. ["uk", "usa", "italy", "france"]), reward
     ('win_loss' | 'rank' | 'score_margin'; solitaire: 'vp' (default: each step pays the VP scored) | 'win_loss'
-    (+1 / -1 at the end)), faction and target_vp (solitaire only: as Game.new), illegal_action ('raise' | 'penalize'),
-    illegal_penalty (float, default -1), auto_forced (apply decisions with one legal action),
+    (+1 / -1 at the end)), faction and target_vp (solitaire only: as Game.new), illegal_action ('raise' | 'penalize':
+    what an action id that is not legal now does; a value that is no action id raises in both), illegal_penalty
+    (float, default -1), auto_forced (apply decisions with one legal action),
     shaping (bool: per-step change of the provisional score margin / 50; off by default),
     obs_mode ('dict': {"observation", "action_mask"}; 'vector': the Box observation alone, the mask in
     info["action_mask"] of every agent, zeros for those not to move), numeric_info (infos hold numbers
@@ -191,7 +207,7 @@ class raw_env(AECEnv):
 
     def _info(self, kind: str, **fields) -> dict:
         """An agent's info: kind 'waiting', 'turn' (fields decision, active, mask) or 'game_over'
-        (fields scores, illegal_action, seat), in the form numeric_info and obs_mode ask for."""
+        (fields scores, illegal_action, reason, seat), in the form numeric_info and obs_mode ask for."""
         if self.numeric_info:
             info = {"decision": WAITING, "illegal_action": 0, "score": 0.0}
             if kind == "turn":
@@ -211,6 +227,8 @@ class raw_env(AECEnv):
             info = {"decision": "game_over"}
             if "illegal_action" in fields:
                 info["illegal_action"] = fields["illegal_action"]
+                if fields.get("reason"):
+                    info["illegal_reason"] = fields["reason"]
             else:
                 info.update(scores=fields["scores"], card_set=self.card_set_label)
         else:
@@ -234,27 +252,18 @@ class raw_env(AECEnv):
             self._was_dead_step(action)
             return
         g = self.game
+        a = _action_id(action, agent, g)    # not an action id: the caller's bug, raised in either mode
         try:
-            a = _action_id(action, agent, g)
             obs = np.empty(OBS_SIZE, np.float32)
             mask = np.empty(NUM_ACTIONS, np.int8)
             if not step_and_observe(g.state, g.T, a, self._buf, obs, mask):
                 g.step(a)                   # raises the core's error naming the phase and the legal actions
             st = g.state
             self._cached = (st[L.PENDING_PLAYER], st[L.DECISIONS], obs, mask) if not st[L.GAME_OVER] else None
-        except IllegalActionError:
+        except IllegalActionError as e:
             if self.illegal_action == "raise":
                 raise                       # nothing changed, rewards included
-            # PettingZoo's convention: the offender is penalised and the game ends
-            self._clear_step_rewards(agent)
-            self._penalized = True
-            self._cached = None
-            for a in self.agents:
-                self.terminations[a] = True
-                self.rewards[a] = self.illegal_penalty if a == agent else 0.0
-                self.infos[a] = self._info("game_over", illegal_action=a == agent)
-            self._accumulate_rewards()
-            self._rewarded = True
+            self._penalize(agent, str(e))
             return
         self._clear_step_rewards(agent)
         if self.auto_forced:
@@ -264,6 +273,19 @@ class raw_env(AECEnv):
         self._after_move()
         if self.render_mode == "human":
             self.render()
+
+    def _penalize(self, offender: str, reason: str) -> None:
+        """PettingZoo's convention for an illegal move: the offender is penalised and the game ends."""
+        self._clear_step_rewards(offender)
+        self._penalized = True
+        self._cached = None
+        for a in self.agents:
+            self.terminations[a] = True
+            self.rewards[a] = self.illegal_penalty if a == offender else 0.0
+            self.infos[a] = self._info("game_over", illegal_action=a == offender,
+                                       reason=reason if a == offender else None)
+        self._accumulate_rewards()
+        self._rewarded = True
 
     def _clear_step_rewards(self, agent) -> None:
         self._cumulative_rewards[agent] = 0.0

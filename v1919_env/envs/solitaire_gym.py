@@ -12,8 +12,10 @@ Observations: `obs_mode="dict"` gives the core observation of seat 0 (`docs/obse
 action mask and a `solitaire` vector (SOLO_FEATURES: the controlled faction and the faction the
 decision is for, one-hot; the VP, the level and the three faction strengths, each / 20);
 `obs_mode="vector"` concatenates the observation and the `solitaire` vector. Any action id is a
-valid input: an illegal one ends the episode with `illegal_penalty` (or raises with
-`illegal_action="raise"`), as in `Versailles1919Env`, whose machinery this env reuses.
+valid input: an illegal one ends the episode with `illegal_penalty` and `info["illegal_reason"]`
+(or raises with `illegal_action="raise"`); a value that is not an action id raises in either mode;
+a finished episode's mask marks action 0 alone (`end_mask`): as in `Versailles1919Env`, whose
+machinery this env reuses.
 """
 from __future__ import annotations
 

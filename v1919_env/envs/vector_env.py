@@ -10,7 +10,9 @@ one learning seat per game, the other seats played inside the environment.
 `action_masks()`, get_attr/set_attr/env_method, seed); `training.envs.SB3VectorEnv` makes it a
 real `VecEnv` subclass (SB3 imports torch, this module must not). `GymVectorEnv` is the same
 engine as a `gymnasium.vector.VectorEnv` with dict observations (observation + action_mask, the
-PettingZoo layout) and same-step auto-reset (`infos["final_obs"]`, `infos["final_info"]`).
+PettingZoo layout) and same-step auto-reset (`infos["final_obs"]`, `infos["final_info"]`); a final
+observation's action_mask marks action 0 alone (`end_mask`: nothing is played from it, and a policy
+that masks its logits with -inf, e.g. to bootstrap a truncated episode's value, stays defined).
 
 One `step` is one compiled call over the N games (v1919_env.envs.vector_kernels.vector_step): the
 learner's actions, the compiled opponents, scoring, rewards, auto-reset, observations and masks;
@@ -58,7 +60,7 @@ from v1919_env.core.scoring import SCORE_TABLE_COLS
 from v1919_env.game import Game, card_tables, score_rows
 from v1919_env.variants import variant_index
 from v1919_env.envs.gymnasium_env import OpponentError
-from v1919_env.envs.pettingzoo_env import OBS_HIGH, observation_space
+from v1919_env.envs.pettingzoo_env import OBS_HIGH, end_mask, observation_space
 from v1919_env.rewards import REWARD_KINDS
 from v1919_env.envs import vector_kernels as K
 from v1919_env.seating import parse_seating, seating_names
@@ -269,7 +271,8 @@ class VectorEnv:
     def step_all(self, actions):
         """One learner action per game; returns (obs, masks, rewards, terminated, truncated, finals)
         with finals = {game: (final_obs, final_mask, info)} for the episodes that ended (those games
-        already restarted: obs holds their new episode's first observation)."""
+        already restarted: obs holds their new episode's first observation); final_mask is end_mask()
+        (action 0 alone, a fill value: no action is taken from a final observation)."""
         if not self._started:
             raise RuntimeError("call reset() before step()")
         a = np.asarray(actions)
@@ -286,7 +289,7 @@ class VectorEnv:
         finals = {}
         rows = np.flatnonzero(ended).tolist()
         for b in rows:
-            finals[b] = (self._fin_obs[b].copy(), np.zeros(NUM_ACTIONS, np.int8), self._info(b))
+            finals[b] = (self._fin_obs[b].copy(), end_mask(), self._info(b))
         if rows and self._externals:
             self._prune_externals()
         return obs, masks, self._rewards.copy(), terminated, truncated, finals

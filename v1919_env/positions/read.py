@@ -6,8 +6,8 @@ freshly set-up game; sections left out keep the setup's values (`default`: that 
 from __future__ import annotations
 
 from v1919_env.core import layout as L
-from v1919_env.core.tables import (T_DEMOB_N, T_FIRST_DEP_COL, T_GAME_END, T_HAPPY_MAX, T_INFLUENCE, T_KEG_MAX,
-                                   T_MILITARY, T_OPT_CTR, T_OPT_NAVAL, T_TRACK_COLS)
+from v1919_env.core.tables import (EV_LEN, T_DEMOB_N, T_FIRST_DEP_COL, T_GAME_END, T_HAPPY_MAX, T_INFLUENCE,
+                                   T_KEG_MAX, T_MILITARY, T_OPT_CTR, T_OPT_NAVAL, T_TRACK_COLS)
 from v1919_env.positions.fields import PositionError, as_bool, as_int, as_list, check_keys, err, seat
 from v1919_env.seating import parse_seating
 from v1919_env.variants import variant_index
@@ -375,7 +375,8 @@ def read_events(d: dict, g, names, default: dict) -> None:
 
 # ----------------------------------------------------------------------------- strategies, players
 def read_strategies(d: dict, s, n_dealt: int, names) -> None:
-    """strategies: the n_dealt cards dealt face up (one more than the players; none in solitaire)."""
+    """strategies: the n_dealt cards dealt face up (the players plus the board's strategy_cards_extra,
+    one in the rules, EN:202; none in solitaire)."""
     stg = d.get("strategies", {})
     check_keys(stg, {"dealt", "draft_done"}, "strategies")
     if "dealt" in stg:
@@ -469,6 +470,7 @@ def read_decision(d: dict, s, np_: int, engine_fields) -> None:
                 if len(v) > n:
                     err(f"engine.{name}", f"at most {n} values")
                 s[o:o + len(v)] = v
+        read_residue(eng.get("residue", {}), s)
         if pend is None:
             err("pending", "a position with engine state needs its pending decision")
     else:
@@ -492,12 +494,123 @@ def read_decision(d: dict, s, np_: int, engine_fields) -> None:
         err("pending.decision", "without engine state a position can only be at a 'turn' decision")
 
 
+# ----------------------------------------------------------------------------- engine section
+INT32 = (-2 ** 31, 2 ** 31 - 1)
+PROCEDURES = {L.P_TURN: "turn", L.P_SETTLE: "settle", L.P_UPRISING: "uprising", L.P_BID: "bid",
+              L.P_DRAFT: "draft", L.P_EVENT: "event", L.P_MUTINY: "mutiny", L.P_OPTION: "option",
+              L.P_SWITCH: "switch"}
+
+
+def check_engine(eng: dict, fields) -> None:
+    """The values of an `engine` section (read before any other section uses them): integers, no
+    more than each register holds, and a frame stack the driver can run: engine.sp frames
+    (1..MAX_FRAMES) in engine.stack, the turn at the bottom, known procedures, and the issue or
+    event a bid, option or event frame works on within the card set (the kernels index by them)."""
+    offs = L.offsets()
+    for name in fields:
+        if name not in eng:
+            continue
+        n = offs[name][1]
+        if n == 1:
+            as_int(eng[name], f"engine.{name}", *INT32)
+            continue
+        v = as_list(eng[name], f"engine.{name}")
+        if len(v) > n:
+            err(f"engine.{name}", f"at most {n} values, got {len(v)}")
+        for k, x in enumerate(v):
+            as_int(x, f"engine.{name}[{k}]", *INT32)
+    for name in ("sp", "stack"):
+        if name not in eng:
+            err(f"engine.{name}", "missing (the frame stack of a mid-procedure position)")
+    sp = as_int(eng["sp"], "engine.sp", 1, L.MAX_FRAMES)
+    st = eng["stack"]
+    if len(st) != sp * L.FRAME_W:
+        err("engine.stack", f"engine.sp says {sp} frame(s) of {L.FRAME_W} values, got {len(st)} values")
+    for k in range(sp):
+        _check_frame(st[k * L.FRAME_W:(k + 1) * L.FRAME_W], k)
+
+
+def _check_frame(fr: list, k: int) -> None:
+    at = k * L.FRAME_W
+    proc = fr[L.F_PROC]
+    if proc not in PROCEDURES:
+        err(f"engine.stack[{at}]", f"frame {k}: unknown procedure {proc} (known: {PROCEDURES})")
+    if (k == 0) != (proc == L.P_TURN):
+        err(f"engine.stack[{at}]", f"frame {k}: the turn procedure ({L.P_TURN}) is the bottom frame and only it, "
+                                   f"got {PROCEDURES[proc]} ({proc})")
+    a0 = at + L.F_A0
+    if proc in (L.P_BID, L.P_OPTION):
+        as_int(fr[L.F_A0], f"engine.stack[{a0}]", 0, L.N_ISSUES - 1)
+    elif proc == L.P_EVENT:
+        as_int(fr[L.F_A0], f"engine.stack[{a0}]", 0, L.N_EVENTS - 1)
+        as_int(fr[L.F_A0 + 1], f"engine.stack[{a0 + 1}]", 0, 1)         # crisis or conference
+        as_int(fr[L.F_A0 + 2], f"engine.stack[{a0 + 2}]", 0, EV_LEN - 1)  # the effect row being run
+
+
+# state slots that no readable section describes and the core leaves as they were: what lies past
+# the live part of the decks, the discard piles and the frame stack (name, offset, count field,
+# slots, slot width). They are written raw (trailing zeros left out) so that from_dict(to_dict(g))
+# has exactly g's state array.
+PAST_LIVE = (("issue_deck", L.ISSUE_DECK, L.ISSUE_DECK_N, L.N_ISSUES, 1),
+             ("issue_discards", L.ISSUE_DISC, L.ISSUE_DISC_N, L.N_ISSUES, 1),
+             ("events.deck", L.EV_DECK, L.EV_DECK_N, L.N_EVENTS, 1),
+             ("events.discards", L.EV_DISC, L.EV_DISC_N, L.N_EVENTS, 1),
+             ("stack", L.STACK, L.SP, L.MAX_FRAMES, L.FRAME_W))
+RESIDUE_KEYS = tuple(p[0] for p in PAST_LIVE) + ("naval_uk",)
+
+
+def _residue_spans(s):
+    """name -> (first slot past the live part, end of the field)."""
+    return {name: (off + int(s[noff]) * w, off + n * w) for name, off, noff, n, w in PAST_LIVE}
+
+
+def _trimmed(vals) -> list[int]:
+    vals = [int(x) for x in vals]
+    while vals and vals[-1] == 0:
+        vals.pop()
+    return vals
+
+
+def residue_to_dict(s) -> dict:
+    """engine.residue: the slots PAST_LIVE names, and the UK-or-USA naval split an unsettled issue
+    keeps from when it was settled (settled issues give theirs in `settled`)."""
+    out = {name: _trimmed(s[a:b]) for name, (a, b) in _residue_spans(s).items()}
+    out["naval_uk"] = _trimmed(0 if s[L.ISSUE_CTRL + i] >= 0 else s[L.ISSUE_NAVAL_UK + i] for i in range(L.N_ISSUES))
+    return {k: v for k, v in out.items() if v}
+
+
+def read_residue(res, s) -> None:
+    """engine.residue (see residue_to_dict), once the decks, piles, settled issues and stack are in place."""
+    check_keys(res, RESIDUE_KEYS, "engine.residue")
+    spans = _residue_spans(s)
+    for name, (a, b) in spans.items():
+        s[a:b] = 0
+    for name, v in res.items():
+        field = f"engine.residue.{name}"
+        a, b = spans.get(name, (L.ISSUE_NAVAL_UK, L.ISSUE_NAVAL_UK + L.N_ISSUES))
+        if len(as_list(v, field)) > b - a:
+            err(field, f"at most {b - a} values, got {len(v)}")
+        vals = [as_int(x, f"{field}[{k}]", *INT32) for k, x in enumerate(v)]
+        if name == "naval_uk":
+            _read_naval_residue(vals, s, field)
+        else:
+            s[a:a + len(vals)] = vals
+
+
+def _read_naval_residue(vals: list[int], s, field: str) -> None:
+    for i, x in enumerate(vals):
+        if s[L.ISSUE_CTRL + i] < 0:
+            s[L.ISSUE_NAVAL_UK + i] = as_int(x, f"{field}[{i}]", 0, 4)
+        elif x:
+            err(f"{field}[{i}]", "a settled issue gives its split in settled[].naval_uk")
+
+
 def two_player_to_dict(g) -> dict:
     """The 2-player game's own state (EN:771-830): whose turn it is (that player runs the USA
-    faction, which is `active` during its political action) and whom the pending decision is for."""
+    faction, which is `active` during its political action) and whom the pending decision is for
+    (once the game is over: the last one's, which the state keeps)."""
     s = g.state
-    return {"turn_owner": NATIONS[int(s[L.TURN_OWNER])],
-            "pending_for": NATIONS[int(s[L.PENDING_FACTION])] if not g.is_over else None}
+    return {"turn_owner": NATIONS[int(s[L.TURN_OWNER])], "pending_for": NATIONS[int(s[L.PENDING_FACTION])]}
 
 
 def read_two_player(d: dict, s, two_player: bool) -> None:
@@ -533,11 +646,11 @@ def read_two_player(d: dict, s, two_player: bool) -> None:
 def solitaire_to_dict(g) -> dict:
     """The solitaire game's own state (EN:832-966): the faction the player controls, its VP, the
     level, the factions' strengths (derived: checked when read) and whom the pending decision is for
-    (the player's faction, or a bot whose choice the rules leave to the player)."""
+    (the player's faction, or a bot whose choice the rules leave to the player; once the game is
+    over, the last decision's)."""
     s = g.state
     return {"faction": NATIONS[int(s[L.SOLO_FACTION])], "vp": int(s[L.SOLO_VP]), "target_vp": int(s[L.SOLO_TARGET]),
-            "strengths": dict(zip(NATIONS, g.faction_strengths())),
-            "pending_for": NATIONS[int(s[L.PENDING_FACTION])] if not g.is_over else None}
+            "strengths": dict(zip(NATIONS, g.faction_strengths())), "pending_for": NATIONS[int(s[L.PENDING_FACTION])]}
 
 
 def read_solitaire(d: dict, g) -> None:
@@ -593,13 +706,14 @@ def start_solitaire(g) -> None:
 
 def check_unit_limits(s, T, np_: int) -> None:
     """Units in play never exceed what the happiness zone allows (EN:533), except while a mutiny
-    is under way or an event has begun applying its effects (it checks for mutiny once applied in
-    full, project ruling P-11)."""
+    is under way or an event is being applied: it checks for mutiny once applied in full (project
+    ruling P-11), so a happiness loss early in the event (a branch one player chose, before the
+    next chooses at the same effect) may leave a player over the limit until then. Only a sealed
+    position (its `engine` section) has such frames: a hand-written one starts at a turn."""
     from v1919_env.core.board import over_unit_limit
     frames = [L.STACK + k * L.FRAME_W for k in range(int(s[L.SP]))]
     if s[L.GAME_OVER] or s[L.PENDING] == L.D_MUTINY or any(
-            s[f + L.F_PROC] == L.P_MUTINY or (s[f + L.F_PROC] == L.P_EVENT and s[f + L.F_A0 + 2] > 0)
-            for f in frames):
+            s[f + L.F_PROC] in (L.P_MUTINY, L.P_EVENT) for f in frames):
         return
     for p in range(np_):
         if over_unit_limit(s, T, p):

@@ -8,10 +8,12 @@ its card set by label and content digest, its seating, and the counters on every
 
 A position taken in the middle of a procedure (a bid, an event, a settle) carries an `engine`
 section of raw internals and a digest sealing the whole position: it loads exactly as written
-(only `forced_dice` and `rng` may be changed). Positions written by hand leave `engine` and
-`pending` out and start at a turn decision.
+(only `forced_dice` and `rng` may be changed). Its `residue` holds the state slots no section
+describes (past the live part of the piles and the frame stack), so that `from_dict(to_dict(g))`
+has g's state array exactly. Positions written by hand leave `engine` and `pending` out and start
+at a turn decision.
 
-Writing is here; reading is position_read.py, one reader per section.
+Writing is here; reading is read.py, one reader per section.
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ import json
 
 from v1919_env.positions import read as R
 from v1919_env.core import layout as L
+from v1919_env.core.tables import T_STRAT_EXTRA
 from v1919_env.positions.fields import Lookup, PositionError, check_keys, err
 from v1919_env.positions.read import FORMAT, VERSION
 from v1919_env.variants import variant_names
@@ -32,6 +35,7 @@ ENGINE_FIELDS = ("pass_streak", "settling", "settle_gained", "drawn", "bid_issue
                  "bid_navail", "bid_passed", "bid_turn", "up_mask", "up_mod", "up_seq", "up_risen", "up_region",
                  "up_unsettled", "up_tied", "draft_order", "ev_iter", "ev_cur", "ev_reg", "ev_sign", "ev_regmask",
                  "ev_stage", "ret", "sp", "stack")
+ENGINE_KEYS = set(ENGINE_FIELDS) | {"residue", "digest"}    # residue: see read.residue_to_dict
 TOP_KEYS = {"format", "version", "card_set", "card_set_digest", "num_players", "variant", "negotiation", "seed",
             "seating", "first_player", "active", "turn", "decisions", "game_over", "pending", "turn_state", "rng",
             "forced_dice", "happiness", "players", "regions", "demobilize_next", "table", "waiting_room", "issue_deck",
@@ -98,6 +102,9 @@ def to_dict(g) -> dict:
         if name == "stack":
             vals = vals[:int(s[L.SP]) * L.FRAME_W]
         engine[name] = vals[0] if n == 1 else vals
+    residue = R.residue_to_dict(s)
+    if residue:
+        engine["residue"] = residue
     pos = int(s[L.FORCED_POS])
     # the solitaire player decides as the faction it controls (its decisions for a bot: solitaire.pending_for)
     pending = {"decision": L.DECISION_NAMES.get(int(s[L.PENDING]), "none"),
@@ -143,7 +150,7 @@ def to_dict(g) -> dict:
 # ----------------------------------------------------------------------------- reading
 def _check_engine_digest(d) -> None:
     eng = d.get("engine")
-    check_keys(eng, set(ENGINE_FIELDS) | {"digest"}, "engine")
+    check_keys(eng, ENGINE_KEYS, "engine")
     try:
         ok = eng.get("digest") == _position_digest(d)
     except (TypeError, ValueError):
@@ -160,6 +167,7 @@ def from_dict(cls, d: dict, card_set=None):
     check_keys(d, TOP_KEYS, "position")
     if d.get("engine") is not None:
         _check_engine_digest(d)
+        R.check_engine(d["engine"], ENGINE_FIELDS)     # a re-sealed digest does not vouch for the values
     g = R.read_header(cls, d, card_set)
     s, T, np_, nf = g.state, g.T, g.num_players, g.num_factions     # nf: the 2-player game's USA too
     if g.solitaire:
@@ -172,7 +180,7 @@ def from_dict(cls, d: dict, card_set=None):
     R.read_regions(d, s, T)
     R.read_issues(d, g, names, default)
     R.read_events(d, g, names, default)
-    R.read_strategies(d, s, 0 if g.solitaire else np_ + 1, names)
+    R.read_strategies(d, s, 0 if g.solitaire else np_ + int(T[T_STRAT_EXTRA]), names)
     R.read_players(d, s, T, nf, names, g.two_player)
     R.check_tracks(s, T, nf)
     R.read_demobilize(d, s, T, nf)
