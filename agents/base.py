@@ -87,6 +87,11 @@ def agent_names() -> list[str]:
     return sorted(_REGISTRY)
 
 
+def is_builtin(name: str) -> bool:
+    """True for the agents this package ships (not those a user's module registers)."""
+    return name in _REGISTRY and _REGISTRY[name].__module__.startswith("agents.")
+
+
 def agent_options(name: str) -> dict[str, Any]:
     """The keyword options of an agent with their defaults (inspect.Parameter.empty when required)."""
     if name not in _REGISTRY:

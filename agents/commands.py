@@ -147,6 +147,7 @@ def cmd_tournament(args) -> int:
 
     from v1919_env.logs import show_logs_on_terminal
 
+    from .precompile import precompile
     from .tournament import ConfigError, TournamentError, TournamentInterrupted, load_config, play_games, report
     from .tournament.report import markdown_table
 
@@ -165,6 +166,9 @@ def cmd_tournament(args) -> int:
     if not args.report_only:
         print(f"tournament {cfg.name}: {cfg.games} games, {cfg.num_players} players, agents "
               f"{', '.join(cfg.labels)} -> {out}")
+        # compiled once here, before the workers start (each would compile the same kernels itself); the
+        # agents of a user's module run only in the workers, where a crash forfeits one game
+        precompile(cfg.agents, cfg.num_players, cfg.variant, builtin_only=True)
         try:
             run = play_games(cfg, out, workers=args.workers, progress=not args.no_progress)
         except TournamentInterrupted as e:

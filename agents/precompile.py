@@ -25,7 +25,7 @@ from v1919_env.core import layout as L
 from v1919_env.core.observe import OBS_SIZE, observe_and_mask
 from v1919_env.game import Game
 
-from .base import make_agent
+from .base import is_builtin, make_agent
 
 logger = logging.getLogger(__name__)
 RULES_DECISIONS = 8            # decisions of the rules stage: enough to reach the observation and the clone
@@ -46,10 +46,11 @@ class _StageLog(event.Listener):
         pass
 
 
-def stages(specs: list[dict], num_players: int, variant: str = "standard",
-           solitaire: dict | None = None) -> list[tuple[str, Callable[[], None]]]:
+def stages(specs: list[dict], num_players: int, variant: str = "standard", solitaire: dict | None = None,
+           builtin_only: bool = False) -> list[tuple[str, Callable[[], None]]]:
     """(title, run) of each stage for games of these seat specs: the rules core, then each distinct
-    agent (the human agent compiles nothing of its own and is skipped)."""
+    agent (the human agent compiles nothing of its own and is skipped; with `builtin_only`, so is
+    every agent a user's module registered: its code runs only where the caller isolates it)."""
     def new_game() -> Game:
         return Game.new(num_players, seed=0, variant=variant, **(solitaire or {}))
 
@@ -57,18 +58,18 @@ def stages(specs: list[dict], num_players: int, variant: str = "standard",
     seen = set()
     for spec in specs:
         key = (spec["agent"], tuple(sorted(spec["options"].items())))
-        if spec["agent"] == "human" or key in seen:
+        if spec["agent"] == "human" or key in seen or (builtin_only and not is_builtin(spec["agent"])):
             continue
         seen.add(key)
         out.append((f"agent {spec['label']}", lambda spec=spec: _agent(spec, new_game)))
     return out
 
 
-def precompile(specs: list[dict], num_players: int, variant: str = "standard",
-               solitaire: dict | None = None) -> list[dict]:
-    """Run every stage (see the module docstring); returns per stage its title, the number of
-    kernels compiled (0: all cached) and the wall-clock seconds."""
-    todo = stages(specs, num_players, variant, solitaire)
+def precompile(specs: list[dict], num_players: int, variant: str = "standard", solitaire: dict | None = None,
+               builtin_only: bool = False) -> list[dict]:
+    """Run every stage (see the module docstring and `stages`); returns per stage its title, the
+    number of kernels compiled (0: all cached) and the wall-clock seconds."""
+    todo = stages(specs, num_players, variant, solitaire, builtin_only)
     out = []
     for k, (title, run) in enumerate(todo, 1):
         listener = _StageLog(f"{title} (stage {k} of {len(todo)})")

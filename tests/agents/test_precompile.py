@@ -103,3 +103,10 @@ def test_calls_from_compiled_code_compile_one_int64_version_of_a_project_kernel(
     assert ours["value"] == numbas["value"] == 1 + 3 + 2 + 4 + 7 + 3
     assert ours["signatures"] == ["(int64, int64)"]
     assert len(numbas["signatures"]) == 3           # int32 and Literal[int](3), int32 and int64, Literal[int](7) and int32
+
+
+def test_builtin_only_skips_the_agents_a_users_module_registers():
+    specs = parse_agents_arg("rulebot,test_exit,random")
+    titles = [t for t, _ in P.stages(specs, 3, builtin_only=True)]
+    assert titles == ["the rules core", "agent rulebot", "agent random"]
+    assert "agent test_exit" in [t for t, _ in P.stages(specs, 3)]

@@ -22,6 +22,7 @@ from pettingzoo import ParallelEnv
 from pettingzoo.utils import BaseWrapper
 
 from v1919_env.actions import NUM_ACTIONS, IllegalActionError, action_id
+from v1919_env.envs.versions import PARALLEL_NAME
 from v1919_env.envs.pettingzoo_env import OBS_HIGH, OBS_MODES, decision_name, end_mask, raw_env
 from v1919_env.core.observe import OBS_SIZE
 
@@ -209,7 +210,7 @@ class TurnParallelEnv(ParallelEnv):
     when the game ends every agent terminates (or truncates) and `agents` empties.
     config: the options of `v1919_env.env`."""
 
-    metadata = {"name": "versailles1919_parallel_v0", "render_modes": ["ansi", "rgb_array"], "render_fps": 1}
+    metadata = {"name": PARALLEL_NAME, "render_modes": ["ansi", "rgb_array"], "render_fps": 1}
 
     def __init__(self, num_players: int = 4, render_mode: str | None = None, obs_mode: str = "vector", **config):
         if obs_mode not in OBS_MODES:

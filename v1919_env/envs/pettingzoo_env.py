@@ -27,6 +27,7 @@ from v1919_env.game import Game
 from v1919_env.view.text import RENDER_MODES, render_mode_output
 from v1919_env.rewards import REWARD_KINDS, terminal_rewards
 from v1919_env.envs.solitaire_features import SOLO_FEATURES, SOLO_HIGH, SOLO_REWARDS, solo_features, solo_step_reward
+from v1919_env.envs.versions import AEC_NAME
 from v1919_env.core.vocab import NATIONS, PLAYER_NATIONS
 
 ILLEGAL_POLICIES = ("raise", "penalize")
@@ -81,7 +82,7 @@ class raw_env(AECEnv):
     (the observation's `decider` slice and the info's `acting_for` say so). The solitaire game
     (num_players=1, docs/solitaire.md) has one agent, `player`: the rule bots play inside the kernel,
     its observation adds the `solitaire` features (SOLO_FEATURES, as in the Gymnasium
-    `Versailles1919Solitaire-v0`), and its infos name the decision, the faction it controls
+    `Versailles1919Solitaire-v1`), and its infos name the decision, the faction it controls
     (`faction`), the faction the decision is for (`acting_for`), `player_vp` and `target_vp`.
 
     config: variant ('standard', 'longer', 'even_longer', 'longest'; aliases 'short15', 'long10'), negotiation
@@ -97,7 +98,7 @@ class raw_env(AECEnv):
     illegal_action (0/1), score (the seat's final total, 0 before the end)).
     """
 
-    metadata = {"name": "versailles1919_v0", "render_modes": list(RENDER_MODES), "is_parallelizable": False,
+    metadata = {"name": AEC_NAME, "render_modes": list(RENDER_MODES), "is_parallelizable": False,
                 "render_fps": 1}
 
     def __init__(self, num_players: int = 4, render_mode: str | None = None, variant: str = "standard",

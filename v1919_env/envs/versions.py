@@ -10,9 +10,10 @@ print the same digests), new info keys, new options whose default keeps the old 
 """
 from __future__ import annotations
 
-ENV_VERSION = 0
+ENV_VERSION = 1
 OBSERVATION_VERSION = 1
 
 AEC_NAME = f"versailles1919_v{ENV_VERSION}"            # PettingZoo metadata name, the versioned module
+PARALLEL_NAME = f"versailles1919_parallel_v{ENV_VERSION}"
 GYM_ID = f"Versailles1919-v{ENV_VERSION}"
 SOLITAIRE_GYM_ID = f"Versailles1919Solitaire-v{ENV_VERSION}"

@@ -1,9 +1,9 @@
 """The environment under its versioned name, as PettingZoo names its environments:
 
-    from v1919_env import versailles1919_v0
-    env = versailles1919_v0.env(num_players=4)           # PettingZoo AEC
-    par = versailles1919_v0.parallel_env(num_players=4)  # PettingZoo ParallelEnv (v1919_env.compat)
-    gym.make(versailles1919_v0.GYM_ID)                   # "Versailles1919-v0"
+    from v1919_env import versailles1919_v1
+    env = versailles1919_v1.env(num_players=4)           # PettingZoo AEC
+    par = versailles1919_v1.parallel_env(num_players=4)  # PettingZoo ParallelEnv (v1919_env.compat)
+    gym.make(versailles1919_v1.GYM_ID)                   # "Versailles1919-v1"
 
 Pin this module (or the ids) to get the same episodes from the same seeds and actions; the version
 goes up when they could differ (v1919_env/envs/versions.py, docs/versioning.md).
