@@ -3,9 +3,9 @@
 Measures the batched kernel with the whole game loop compiled (batch 1, 256, 4096), the Python
 `Game` facade (one call per decision), mean decisions per game, the cold compile time (fresh
 cache in a subprocess) and the cached start time (a new process, warm cache); the 2-player and
-solitaire games' batch-256 rates beside the 4-player game's; the agents' speed
-(rulebot decisions/s, ismcts iterations/s from a mid-game position, greedy decisions/s); the
-vector env's learner steps/s (64 and 256 games against random and rulebot opponents; alone with
+solitaire games' batch-256 rates beside the 4-player game's; the agents' speed (rulebot
+decisions/s, ismcts iterations/s from a mid-game position, and every agent's time per decision at
+real game positions); the vector env's learner steps/s (64 and 256 games against random and rulebot opponents; alone with
 `--vector`); random playouts through the OpenSpiel interface when pyspiel is installed.
 """
 from __future__ import annotations
@@ -376,7 +376,7 @@ def mid_game_position(num_players: int, seed: int = 0, decisions: int = 150):
 def bench_agents(T, num_players: int, seconds: float, seed: int = 0) -> dict:
     """The agents' speed on one core: rule-bot decisions/s (every seat a rule bot, whole games in the
     compiled loop); ISMCTS iterations/s from a mid-game position with random and with rule-bot
-    rollouts; greedy decisions/s at that position (one determinized sample per action)."""
+    rollouts. Every agent's time per decision at real positions: bench_agents_at_real_positions."""
     from agents import make_agent
     from .core.bots import POLICY_RULEBOT, play_games
 
@@ -401,17 +401,87 @@ def bench_agents(T, num_players: int, seconds: float, seed: int = 0) -> dict:
         med, best, _ = _repeat(lambda budget: _play_for(lambda: (agent.search(g), 0), budget), seconds)
         res[f"ismcts_{rollout}_iterations_per_s"] = med[0]
         res[f"ismcts_{rollout}_best_iterations_per_s"] = best[0]
-    greedy = make_agent("greedy", samples=1, seed=seed)
-    mask = g.action_mask()
-
-    def greedy_once():
-        greedy.act(None, mask, g)
-        return 1, 0
-
-    greedy_once()
-    med, best, _ = _repeat(lambda budget: _play_for(greedy_once, budget), seconds)
-    res["greedy_decisions_per_s"] = med[0]
     return res
+
+
+REAL_POSITION_AGENTS = ("random", "rulebot", "greedy", "ismcts:iterations=200", "ismcts:iterations=1000", "learned")
+"""The agents `v1919 bench` times at real game positions (`learned` only where its weights and torch are)."""
+
+
+def real_positions(num_players: int, count: int = 60, seed: int = 0) -> list:
+    """`count` positions of whole rulebot games (every seat the rule bot), spread evenly over each
+    game: about one decision in twelve, from the first decision to the last, so the mix of
+    decisions (turns, bids, events, drafts) and legal-action counts is the one agents meet."""
+    from agents import make_agent
+    from .game import Game
+
+    rng, out, k = np.random.default_rng(seed), [], 0
+    while len(out) < count:
+        g = Game.new(num_players, seed=seed + k)
+        bots = [make_agent("rulebot", seed=seed + k * 8 + p) for p in range(num_players)]
+        k += 1
+        while not g.is_over and len(out) < count:
+            if rng.random() < 1 / 12:
+                out.append(g.clone())
+            g.step(bots[g.current_player].act(None, g.action_mask(), g.clone()))
+    return out
+
+
+def bench_agents_at_real_positions(num_players: int, seconds: float, positions: int = 60, seed: int = 0,
+                                   specs=REAL_POSITION_AGENTS) -> dict:
+    """Time per decision of each agent over the same real positions (`real_positions`): every agent
+    decides at every position (the first pass also compiles), then again in rounds until `seconds`
+    have passed; mean and median milliseconds per decision, and decisions/s from the mean."""
+    from agents import AgentError, make_agent, parse_agent_spec
+    from .core.observe import OBS_SIZE, observe_and_mask
+    from .actions import NUM_ACTIONS
+    from .core import layout as L
+
+    games = real_positions(num_players, positions, seed)
+    views = []
+    buf = np.empty(L.MAX_LEGAL, np.int64)
+    for g in games:
+        obs, mask = np.empty(OBS_SIZE, np.float32), np.empty(NUM_ACTIONS, np.int8)
+        observe_and_mask(g.state, g.T, g.current_player, obs, mask, buf)
+        views.append((g, obs, mask))
+    res = {"positions": len(games), "mean_legal": float(np.mean([int(m.sum()) for _, _, m in views])),
+           "decisions_into_games": [int(g.decisions_taken) for g in games], "agents": {}}
+    for text in specs:
+        name, opts = parse_agent_spec(text)
+        try:
+            agent = make_agent(name, seed=seed, **opts)
+            agent.reset(seed)
+            for g, obs, mask in views:              # compiles, loads weights
+                agent.act(obs, mask, g.clone() if agent.needs_game else None)
+        except (AgentError, ImportError, OSError, ValueError) as e:
+            res["agents"][text] = {"skipped": f"{type(e).__name__}: {e}"}
+            continue
+        times = []
+        t_end = time.perf_counter() + seconds
+        while not times or time.perf_counter() < t_end:
+            for g, obs, mask in views:
+                game = g.clone() if agent.needs_game else None
+                t0 = time.perf_counter()
+                agent.act(obs, mask, game)
+                times.append(time.perf_counter() - t0)
+        agent.close()
+        mean = float(np.mean(times))
+        res["agents"][text] = {"decisions": len(times), "mean_ms": 1e3 * mean,
+                               "median_ms": 1e3 * float(np.median(times)), "decisions_per_s": 1 / mean}
+    return res
+
+
+def format_real_positions(r: dict) -> list[str]:
+    """The `v1919 bench` lines of `bench_agents_at_real_positions`."""
+    lines = [f"  agents at {r['positions']} real positions (rulebot games, about one decision in twelve; "
+             f"{r['mean_legal']:.0f} legal actions on average), time per decision:"]
+    for text, a in r["agents"].items():
+        if "skipped" in a:
+            lines.append(f"    {text:<24} not measured ({a['skipped'][:80]})")
+        else:
+            lines.append(f"    {text:<24} {a['mean_ms']:>9.3f} ms mean {a['median_ms']:>9.3f} ms median "
+                         f"{a['decisions_per_s']:>12,.0f} decisions/s")
+    return lines
 
 
 def run(num_players: int = 4, seconds: float = 3.0, cold: bool = True, quiet: bool = False,
@@ -441,8 +511,11 @@ def run(num_players: int = 4, seconds: float = 3.0, cold: bool = True, quiet: bo
         res["compile_s_cold"] = None
     _progress("cached start in a new process", quiet)
     res["start_s_cached"] = _timed_subprocess({})
-    _progress("agents: rulebot, ismcts, greedy", quiet)
+    _progress("agents: rulebot games, ismcts iterations", quiet)
     res["agents"] = bench_agents(T, num_players, seconds)
+    if num_players >= 2:               # the solitaire agents: tools/solitaire_agents.py
+        _progress("agents at real game positions: " + ", ".join(REAL_POSITION_AGENTS), quiet)
+        res["agents_real_positions"] = bench_agents_at_real_positions(num_players, seconds)
     if num_players >= 2:               # the vector env has 2 to 4 players
         _progress("vector env: 64 and 256 games, learner steps against random and rulebot opponents", quiet)
         res["vector_env"] = bench_vector_env(num_players, seconds)
@@ -484,7 +557,8 @@ def format_table(res: dict) -> str:
         lines.append(f"  ismcts from a mid-game position ({a['search_position_legal']} legal actions after "
                      f"{a['search_position_decisions']} decisions): {a['ismcts_random_iterations_per_s']:,.0f} "
                      f"iterations/s with random rollouts, {a['ismcts_rulebot_iterations_per_s']:,.0f} with rulebot rollouts")
-        lines.append(f"  greedy (1 sample per action) at that position: {a['greedy_decisions_per_s']:,.0f} decisions/s")
+    if res.get("agents_real_positions"):
+        lines += format_real_positions(res["agents_real_positions"])
     if res.get("vector_env"):
         lines += format_vector(res["vector_env"])
     r = res.get("render")
