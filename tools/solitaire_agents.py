@@ -1,7 +1,12 @@
-"""Solitaire score of the agents: mean VP and win rate (VP >= the level) of each agent over seeded
-solitaire games, with the seconds per game.
+"""Solitaire score of the agents: mean VP, win rates at the levels 20 and 25 with Wilson 95%
+intervals, and the VP distribution of each agent over seeded solitaire games (a histogram PNG).
 
-    python tools/solitaire_agents.py --agents random,rulebot,greedy --games 50 [--target-vp 20] [--faction uk]
+    PYTHONPATH=. python tools/solitaire_agents.py --agents random,rulebot,greedy --games 200 \
+        [--target-vp 20] [--levels 20 25] [--faction uk] [--plot solitaire_vp.png]
+
+The games are played at `--target-vp` (the level the agents are told); the level does not change the
+rules (the game always runs to its end, EN:838), so every level's win rate reads the same final VP:
+a game is won at level L when the player ends with L or more VP (EN:959).
 """
 from __future__ import annotations
 
@@ -12,23 +17,48 @@ import numpy as np
 from tqdm import tqdm
 
 from agents.play import build_agents, parse_agents_arg, run_game
+from agents.tournament.stats import wilson_interval
 
 
-def measure(spec: dict, games: int, seed0: int, solitaire: dict) -> dict:
-    """Play `games` solitaire games (seeds seed0..) with one agent; its VP, wins and seconds."""
-    vps, wins, t0 = [], 0, time.perf_counter()
+def measure(spec: dict, games: int, seed0: int, solitaire: dict, levels=(20, 25)) -> dict:
+    """Play `games` solitaire games (seeds seed0..) with one agent: its final VP of every game, mean
+    and standard error, and per level the games won with their Wilson 95% interval."""
+    vps, t0 = [], time.perf_counter()
     for k in tqdm(range(games), desc=spec["label"], leave=False):
         agent = build_agents([spec])[0]
         rec = run_game([agent], [spec], num_players=1, seed=seed0 + k, solitaire=solitaire)
         agent.close()
-        s = rec["result"]["scores"][0]
         if rec["result"]["forfeit"] is not None:
             raise SystemExit(f"{spec['label']} forfeited game {seed0 + k}: {rec['result']['forfeit']}")
-        vps.append(s["total"])
-        wins += s["total"] >= s["target_vp"]
+        vps.append(rec["result"]["scores"][0]["total"])
     v = np.asarray(vps, float)
-    return {"agent": spec["label"], "games": games, "mean_vp": v.mean(), "se": v.std(ddof=1) / np.sqrt(len(v)),
-            "max_vp": int(v.max()), "win_rate": wins / games, "s_per_game": (time.perf_counter() - t0) / games}
+    wins = {level: int((v >= level).sum()) for level in levels}
+    return {"agent": spec["label"], "games": games, "vp": [int(x) for x in v], "mean_vp": v.mean(),
+            "se": v.std(ddof=1) / np.sqrt(len(v)) if len(v) > 1 else float("nan"), "max_vp": int(v.max()),
+            "wins": wins, "win_intervals": {level: wilson_interval(w, games) for level, w in wins.items()},
+            "s_per_game": (time.perf_counter() - t0) / games}
+
+
+def plot_distribution(results: list[dict], path: str, target: int, levels) -> None:
+    """One histogram of final VP per agent (one bar per VP value), the levels marked."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    top = max(max(r["vp"]) for r in results)
+    bins = np.arange(-0.5, max(top, *levels) + 1.5)
+    fig, axes = plt.subplots(len(results), 1, figsize=(8, 2.2 * len(results)), sharex=True, squeeze=False)
+    for ax, r in zip(axes[:, 0], results):
+        ax.hist(r["vp"], bins=bins, color="#4477aa")
+        for level in levels:
+            ax.axvline(level - 0.5, color="#cc3311", linestyle="--", linewidth=1)
+        won = ", ".join(f"{100 * r['wins'][lv] / r['games']:.1f}% at {lv}" for lv in levels)
+        ax.set_title(f"{r['agent']}: mean {r['mean_vp']:.1f} VP over {r['games']} games; won {won}", fontsize=9)
+        ax.set_ylabel("games")
+    axes[-1, 0].set_xlabel(f"final VP of the solitaire player (games played at level {target}; dashed: levels)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
 
 
 def main() -> None:
@@ -36,15 +66,27 @@ def main() -> None:
     ap.add_argument("--agents", default="random,rulebot,greedy", help="agents (comma-separated, as for v1919 play)")
     ap.add_argument("--games", type=int, default=50)
     ap.add_argument("--seed", type=int, default=0, help="first game seed")
-    ap.add_argument("--target-vp", type=int, default=20)
+    ap.add_argument("--target-vp", type=int, default=20, help="the level the games are played at")
+    ap.add_argument("--levels", type=int, nargs="+", default=[20, 25], help="levels to report win rates at")
     ap.add_argument("--faction", default=None)
+    ap.add_argument("--plot", default=None, metavar="PNG", help="write the VP histograms here")
     a = ap.parse_args()
+    if a.games < 1:
+        ap.error(f"--games: at least 1, got {a.games}")
     solitaire = {"faction": a.faction, "target_vp": a.target_vp}
-    print(f"{'agent':<24} {'games':>5} {'mean VP':>8} {'(se)':>6} {'max':>4} {'win rate':>8} {'s/game':>7}")
+    print(f"{'agent':<24} {'games':>5} {'mean VP':>8} {'(se)':>6} {'max':>4} "
+          + " ".join(f"{'won at ' + str(lv):>22}" for lv in a.levels) + f" {'s/game':>7}")
+    results = []
     for spec in parse_agents_arg(a.agents):
-        r = measure(spec, a.games, a.seed, solitaire)
-        print(f"{r['agent']:<24} {r['games']:>5} {r['mean_vp']:>8.2f} {r['se']:>6.2f} {r['max_vp']:>4} "
-              f"{r['win_rate']:>8.0%} {r['s_per_game']:>7.2f}", flush=True)
+        r = measure(spec, a.games, a.seed, solitaire, a.levels)
+        results.append(r)
+        won = " ".join(f"{100 * r['wins'][lv] / r['games']:>6.1f}% [{100 * r['win_intervals'][lv][0]:>4.1f}, "
+                       f"{100 * r['win_intervals'][lv][1]:>4.1f}]" for lv in a.levels)
+        print(f"{r['agent']:<24} {r['games']:>5} {r['mean_vp']:>8.2f} {r['se']:>6.2f} {r['max_vp']:>4} {won} "
+              f"{r['s_per_game']:>7.2f}", flush=True)
+    if a.plot:
+        plot_distribution(results, a.plot, a.target_vp, a.levels)
+        print(f"VP histograms: {a.plot}")
 
 
 if __name__ == "__main__":
