@@ -4,7 +4,9 @@ Each iteration determinizes the hidden information (`v1919_env.core.search.deter
 compiled counterpart of `Game.determinize`: deck orders and dice resampled from a canonical order,
 so nothing about the real hidden order leaks in), descends the tree by UCT over the legal actions,
 adds one node, finishes the game with a compiled rollout (random or rule-bot play) and backs the
-seats' win shares up. The parts live apart: `SearchTree` (flat arrays), the selection rule
+seats' win shares up; in the solitaire game, where the one player always "wins", it backs up the
+player's objective instead (`core.search.solo_value`: its VP against the level, and the win at it),
+the bots deciding inside the kernel as the rules fix them and the player's own choices searched. The parts live apart: `SearchTree` (flat arrays), the selection rule
 (`uct_score`, its constant `explore`), the determinization and the rollout policy; the whole
 iteration loop runs compiled (`ismcts_iterate`). Turn decisions offer hundreds of actions, more than
 a budget of a few hundred iterations can try, so nodes widen progressively (1 + widen * sqrt(visits)

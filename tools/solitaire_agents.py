@@ -6,7 +6,8 @@ intervals, and the VP distribution of each agent over seeded solitaire games (a 
 
 The games are played at `--target-vp` (the level the agents are told); the level does not change the
 rules (the game always runs to its end, EN:838), so every level's win rate reads the same final VP:
-a game is won at level L when the player ends with L or more VP (EN:959).
+a game is won at level L when the player ends with L or more VP (EN:959). The mean and largest number
+of decisions per game show an agent that scores by making the game long (docs/solitaire.md).
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from agents.tournament.stats import wilson_interval
 def measure(spec: dict, games: int, seed0: int, solitaire: dict, levels=(20, 25)) -> dict:
     """Play `games` solitaire games (seeds seed0..) with one agent: its final VP of every game, mean
     and standard error, and per level the games won with their Wilson 95% interval."""
-    vps, t0 = [], time.perf_counter()
+    vps, decisions, t0 = [], [], time.perf_counter()
     for k in tqdm(range(games), desc=spec["label"], leave=False):
         agent = build_agents([spec])[0]
         rec = run_game([agent], [spec], num_players=1, seed=seed0 + k, solitaire=solitaire)
@@ -31,11 +32,13 @@ def measure(spec: dict, games: int, seed0: int, solitaire: dict, levels=(20, 25)
         if rec["result"]["forfeit"] is not None:
             raise SystemExit(f"{spec['label']} forfeited game {seed0 + k}: {rec['result']['forfeit']}")
         vps.append(rec["result"]["scores"][0]["total"])
+        decisions.append(rec["result"]["decisions"])
     v = np.asarray(vps, float)
     wins = {level: int((v >= level).sum()) for level in levels}
     return {"agent": spec["label"], "games": games, "vp": [int(x) for x in v], "mean_vp": v.mean(),
             "se": v.std(ddof=1) / np.sqrt(len(v)) if len(v) > 1 else float("nan"), "max_vp": int(v.max()),
             "wins": wins, "win_intervals": {level: wilson_interval(w, games) for level, w in wins.items()},
+            "decisions": float(np.mean(decisions)), "max_decisions": int(max(decisions)),
             "s_per_game": (time.perf_counter() - t0) / games}
 
 
@@ -75,7 +78,7 @@ def main() -> None:
         ap.error(f"--games: at least 1, got {a.games}")
     solitaire = {"faction": a.faction, "target_vp": a.target_vp}
     print(f"{'agent':<24} {'games':>5} {'mean VP':>8} {'(se)':>6} {'max':>4} "
-          + " ".join(f"{'won at ' + str(lv):>22}" for lv in a.levels) + f" {'s/game':>7}")
+          + " ".join(f"{'won at ' + str(lv):>22}" for lv in a.levels) + f" {'decisions':>10} {'(max)':>7} {'s/game':>7}")
     results = []
     for spec in parse_agents_arg(a.agents):
         r = measure(spec, a.games, a.seed, solitaire, a.levels)
@@ -83,7 +86,7 @@ def main() -> None:
         won = " ".join(f"{100 * r['wins'][lv] / r['games']:>6.1f}% [{100 * r['win_intervals'][lv][0]:>4.1f}, "
                        f"{100 * r['win_intervals'][lv][1]:>4.1f}]" for lv in a.levels)
         print(f"{r['agent']:<24} {r['games']:>5} {r['mean_vp']:>8.2f} {r['se']:>6.2f} {r['max_vp']:>4} {won} "
-              f"{r['s_per_game']:>7.2f}", flush=True)
+              f"{r['decisions']:>10.0f} {r['max_decisions']:>7} {r['s_per_game']:>7.2f}", flush=True)
     if a.plot:
         plot_distribution(results, a.plot, a.target_vp, a.levels)
         print(f"VP histograms: {a.plot}")

@@ -270,3 +270,23 @@ def test_rollout_ends_the_game(policy):
     s = g.state.copy()
     k = rollout(s, g.T, np.full(4, policy, np.int64), np.empty(L.MAX_LEGAL, np.int64), seed_policy_rng(0), 100000)
     assert k > 0 and s[L.GAME_OVER] in (1, 3)
+
+
+def test_search_reward_in_the_solitaire_game_is_the_players_vp_and_the_win_at_the_level():
+    """#22: `winners` always names the one solitaire player, so a win share told the search nothing;
+    the reward is half the VP against the level plus half for a win (EN:838, EN:959)."""
+    from v1919_env.core.search import outcome_rewards
+    from v1919_env.core.scoring import N_SCORE_COLS
+
+    out, r = np.zeros((L.MAX_PLAYERS, N_SCORE_COLS), np.int64), np.zeros(L.MAX_PLAYERS)
+    g = Game.new(1, seed=3, target_vp=20)
+    for vp, want in ((0, 0.0), (5, 0.125), (19, 0.475), (20, 1.0), (26, 1.15)):
+        s = g.state.copy()
+        s[L.SOLO_VP] = vp
+        r[:] = -1
+        outcome_rewards(s, g.T, out, r)
+        assert r[0] == pytest.approx(want) and (r[1:] == 0).all()
+    three = Game.new(3, seed=3)            # the other games keep the win shares
+    s = three.state.copy()
+    outcome_rewards(s, three.T, out, r)
+    assert r[:3].sum() == pytest.approx(1.0)

@@ -19,7 +19,8 @@ from numba import njit
 
 from .bots import bot_action, piv, policy_below, rollout
 from .layout import (D_PLACE2, D_TURN, EV_DECK, EV_DECK_N, FORCED_N, FORCED_POS, GAME_OVER, INF_AVAIL, ISSUE_DECK, ISSUE_DECK_N,
-                     MAX_PLAYERS, MIL_AVAIL, N_SLOTS, NUM_PLAYERS, PENDING, PENDING_PLAYER, RNG, SLOT_ISSUE, VARIANT)
+                     MAX_PLAYERS, MIL_AVAIL, MODE, MODE_SOLO, N_SLOTS, NUM_PLAYERS, PENDING, PENDING_PLAYER, RNG,
+                     SLOT_ISSUE, SOLO_TARGET, SOLO_VP, VARIANT)
 from .board import n_players, slot_leader, slot_total
 from .scoring import N_SCORE_COLS, SC_TOTAL, final_scores, winners
 from .step import apply_action, legal
@@ -149,8 +150,24 @@ def uct_score(TF, c, explore):
 
 
 @njit(cache=True)
+def solo_value(s):
+    """The solitaire player's result in [0, 1] and a little beyond: half for its VP against the level,
+    half for winning (EN:959: the player wins with target_vp or more; more VP still beat a high
+    score, EN:838). In the solitaire game `winners` always names the one player, so a win share
+    would tell a search nothing."""
+    vp, target = s[SOLO_VP], max(1, s[SOLO_TARGET])
+    return 0.5 * vp / target + (0.5 if vp >= target else 0.0)
+
+
+@njit(cache=True)
 def outcome_rewards(s, T, out, r):
-    """r[p] = p's share of the win (1/k for each of k tied winners, 0 for the others)."""
+    """r[p] = p's share of the win (1/k for each of k tied winners, 0 for the others); in the
+    solitaire game r[0] = solo_value (the player's VP and the win at the level)."""
+    if s[MODE] == MODE_SOLO:
+        for p in range(MAX_PLAYERS):
+            r[p] = 0.0
+        r[0] = solo_value(s)
+        return
     final_scores(s, T, out)
     w = winners(s, T, out)
     k = 0
