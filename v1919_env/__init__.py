@@ -44,7 +44,9 @@ def _register() -> None:
     except ImportError:      # pragma: no cover
         return
     if GYM_ID not in gymnasium.registry:
-        gymnasium.register(id=GYM_ID, entry_point="v1919_env.envs.gymnasium_env:Versailles1919Env")
+        # gymnasium.make_vec(GYM_ID, num_envs=N, ...) gives the compiled vector env (N games per call)
+        gymnasium.register(id=GYM_ID, entry_point="v1919_env.envs.gymnasium_env:Versailles1919Env",
+                           vector_entry_point="v1919_env.envs.vector_env:GymVectorEnv")
     if SOLITAIRE_GYM_ID not in gymnasium.registry:
         gymnasium.register(id=SOLITAIRE_GYM_ID, entry_point="v1919_env.envs.solitaire_gym:SolitaireEnv")
 
