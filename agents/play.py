@@ -29,6 +29,15 @@ from v1919_env.records import game_result, make_record
 OnMove = Callable[[Game, int, int, int], None]
 
 
+def observe_seat(game: Game, seat: int, buf: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Fresh (observation, action mask) of `seat`, as the environments build them (fresh arrays: an
+    agent may keep them); `buf` is scratch of L.MAX_LEGAL int64 (made when None)."""
+    obs = np.empty(OBS_SIZE, np.float32)
+    mask = np.empty(NUM_ACTIONS, np.int8)
+    observe_and_mask(game.state, game.T, seat, obs, mask, np.empty(L.MAX_LEGAL, np.int64) if buf is None else buf)
+    return obs, mask
+
+
 def seat_spec(name: str, options: dict | None = None, label: str | None = None) -> dict:
     """The record's description of a seat's agent (its seed is added when the game is played)."""
     return {"label": label or name, "agent": name, "options": dict(options or {})}
@@ -93,9 +102,7 @@ def run_game(agents: list[Agent], specs: list[dict], *, num_players: int, seed: 
     forfeit = None
     while not game.is_over:
         p = game.current_player
-        obs = np.empty(OBS_SIZE, np.float32)        # fresh arrays: an agent may keep them
-        mask = np.empty(NUM_ACTIONS, np.int8)
-        observe_and_mask(game.state, game.T, p, obs, mask, buf)
+        obs, mask = observe_seat(game, p, buf)
         agent = agents[p]
         t0, c0 = time.perf_counter(), time.process_time()
         try:

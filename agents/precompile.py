@@ -20,12 +20,10 @@ from collections.abc import Callable
 import numpy as np
 from numba.core import event
 
-from v1919_env.actions import NUM_ACTIONS
-from v1919_env.core import layout as L
-from v1919_env.core.observe import OBS_SIZE, observe_and_mask
 from v1919_env.game import Game
 
 from .base import is_builtin, make_agent
+from .play import observe_seat
 
 logger = logging.getLogger(__name__)
 RULES_DECISIONS = 8            # decisions of the rules stage: enough to reach the observation and the clone
@@ -83,20 +81,13 @@ def precompile(specs: list[dict], num_players: int, variant: str = "standard", s
     return out
 
 
-def _observe(g: Game, seat: int) -> tuple[np.ndarray, np.ndarray]:
-    obs = np.empty(OBS_SIZE, np.float32)
-    mask = np.empty(NUM_ACTIONS, np.int8)
-    observe_and_mask(g.state, g.T, seat, obs, mask, np.empty(L.MAX_LEGAL, np.int64))
-    return obs, mask
-
-
 def _rules(new_game: Callable[[], Game]) -> None:
     g = new_game()
     rng = np.random.default_rng(0)
     for _ in range(RULES_DECISIONS):
         if g.is_over:
             break
-        _observe(g, g.current_player)
+        observe_seat(g, g.current_player)
         legal = g.legal_actions()
         g.clone().step(int(legal[0]))
         g.step(int(legal[rng.integers(len(legal))]))
@@ -108,7 +99,7 @@ def _agent(spec: dict, new_game: Callable[[], Game]) -> None:
     agent = make_agent(spec["agent"], **spec["options"])      # the commands have built it once already
     try:
         agent.reset(0)
-        obs, mask = _observe(g, g.current_player)
+        obs, mask = observe_seat(g, g.current_player)
         agent.act(obs, mask, game=g.clone() if agent.needs_game else None)
     except Exception as e:          # the game itself will show it (a forfeit); compiling goes on
         logger.warning(f"agent {spec['label']} failed on a first decision while compiling: {type(e).__name__}: {e}")

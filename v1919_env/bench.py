@@ -433,17 +433,10 @@ def bench_agents_at_real_positions(num_players: int, seconds: float, positions: 
     decides at every position (the first pass also compiles), then again in rounds until `seconds`
     have passed; mean and median milliseconds per decision, and decisions/s from the mean."""
     from agents import AgentError, make_agent, parse_agent_spec
-    from .core.observe import OBS_SIZE, observe_and_mask
-    from .actions import NUM_ACTIONS
-    from .core import layout as L
+    from agents.play import observe_seat
 
     games = real_positions(num_players, positions, seed)
-    views = []
-    buf = np.empty(L.MAX_LEGAL, np.int64)
-    for g in games:
-        obs, mask = np.empty(OBS_SIZE, np.float32), np.empty(NUM_ACTIONS, np.int8)
-        observe_and_mask(g.state, g.T, g.current_player, obs, mask, buf)
-        views.append((g, obs, mask))
+    views = [(g, *observe_seat(g, g.current_player)) for g in games]
     res = {"positions": len(games), "mean_legal": float(np.mean([int(m.sum()) for _, _, m in views])),
            "decisions_into_games": [int(g.decisions_taken) for g in games], "agents": {}}
     for text in specs:

@@ -48,6 +48,15 @@ GAME_INFO = {
 """Declared facts about the game (OpenSpiel's GameInfo), checked by the tests."""
 
 
+def check_players_and_seed(num_players, seed) -> None:
+    """The player counts and seeds a game takes (Game.new, and game records on reading); ValueError
+    naming the field otherwise."""
+    if not is_int(num_players) or num_players not in (1,) + GAME_INFO["num_players"]:
+        raise ValueError(f"num_players must be the integer 1 (solitaire), 2, 3 or 4, got {num_players!r}")
+    if not is_int(seed) or not 0 <= seed < 2 ** 63:
+        raise ValueError(f"seed must be an integer in 0..2**63-1, got {seed!r}")
+
+
 @lru_cache(maxsize=8)
 def _tables(card_set_key, state):
     cs = load_card_set(None if card_set_key == "<standard>" else card_set_key)
@@ -155,10 +164,7 @@ class Game:
     @classmethod
     def _setup(cls, num_players, seed, variant, negotiation, card_set, seating, faction, target_vp, run):
         """`new`; with run=False the game stops before its first decision (positions start from it)."""
-        if not is_int(num_players) or num_players not in (1,) + GAME_INFO["num_players"]:
-            raise ValueError(f"num_players must be the integer 1 (solitaire), 2, 3 or 4, got {num_players!r}")
-        if not is_int(seed) or not 0 <= seed < 2 ** 63:
-            raise ValueError(f"seed must be an integer in 0..2**63-1, got {seed!r}")
+        check_players_and_seed(num_players, seed)
         if not isinstance(negotiation, (bool, np.bool_)):
             raise ValueError(f"negotiation must be True or False, got {negotiation!r}")
         solo = num_players == 1

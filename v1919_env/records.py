@@ -35,7 +35,7 @@ from v1919_env.actions import NUM_ACTIONS
 from v1919_env.cards.names import is_int
 from v1919_env.core.layout import SOLO_DEFAULT_TARGET
 from v1919_env.core.vocab import VARIANT_ALIASES, VARIANTS
-from v1919_env.game import GAME_INFO, Game, solo_config
+from v1919_env.game import Game, check_players_and_seed, solo_config
 from v1919_env.rewards import ranking_key
 from v1919_env.variants import canonical_variant
 
@@ -120,10 +120,11 @@ def _check_settings(rec: dict, where: str) -> None:
     """Check what a replay starts from: game, seed, num_players, variant, negotiation, card_set,
     solitaire (the rules Game.new applies) and the actions (a list of action ids); RecordError otherwise."""
     _int_in(rec["game"], 0, None, where, "game")
-    _int_in(rec["seed"], 0, 2 ** 63 - 1, where, "seed", "0..2**63-1")
+    try:
+        check_players_and_seed(rec["num_players"], rec["seed"])
+    except ValueError as e:
+        raise RecordError(f"{where}: {e}") from None
     n = rec["num_players"]
-    if not is_int(n) or n not in (1,) + GAME_INFO["num_players"]:
-        raise _bad(where, "num_players", "the integer 1 (solitaire), 2, 3 or 4", n)
     if not isinstance(rec["variant"], str) or canonical_variant(rec["variant"]) not in VARIANTS:
         raise _bad(where, "variant", f"one of {', '.join(VARIANTS)} (earlier ids: {', '.join(VARIANT_ALIASES)})",
                    rec["variant"])
