@@ -21,11 +21,14 @@ from pathlib import Path
 import numpy as np
 
 from v1919_env.actions import NUM_ACTIONS
-from v1919_env.core.observe import OBS_SIZE
+from v1919_env.core.observe import OBS_SIZE, obs_slices
 
 from .base import Agent, register
 
 DEFAULT_WEIGHTS = Path(__file__).parent / "weights" / "ppo_4p.zip"
+# observation sizes a checkpoint may have been trained on: this version's, and earlier versions'
+# that are prefixes of it (version 1 ended before `seat_nation`)
+PREFIX_SIZES = {OBS_SIZE: 2, obs_slices()["seat_nation"][0]: 1}
 
 
 @register("learned")
@@ -63,8 +66,12 @@ class LearnedAgent(Agent):
             shape, self.dict_obs = space.spaces["observation"].shape, True
         else:
             shape, self.dict_obs = space.shape, False
-        if tuple(shape) != (OBS_SIZE,):
-            raise ValueError(f"{p.name}: the policy observes shape {tuple(shape)}, this environment {(OBS_SIZE,)}")
+        # an observation version that only appended slices keeps the older one as its prefix
+        # (docs/versioning.md): an older checkpoint is fed the prefix it was trained on
+        if len(shape) != 1 or shape[0] not in PREFIX_SIZES:
+            raise ValueError(f"{p.name}: the policy observes shape {tuple(shape)}, this environment {(OBS_SIZE,)} "
+                             f"(or a prefix of an earlier observation version: {sorted(PREFIX_SIZES)})")
+        self.obs_size = int(shape[0])
         n = getattr(self.model.action_space, "n", None)
         if n != NUM_ACTIONS:
             raise ValueError(f"{p.name}: the policy has {n} actions, this environment {NUM_ACTIONS}")
@@ -77,6 +84,7 @@ class LearnedAgent(Agent):
         """The policy's masked action distribution (zero on every illegal id)."""
         if self.rllib is not None:
             return self.rllib.probabilities(observation, action_mask)
+        observation = observation[..., :self.obs_size]
         obs = {"observation": observation, "action_mask": action_mask} if self.dict_obs else observation
         policy = self.model.policy
         with self._torch.no_grad():
@@ -85,6 +93,34 @@ class LearnedAgent(Agent):
             probs = dist.distribution.probs[0].cpu().numpy().astype(np.float64)
         probs[action_mask == 0] = 0.0
         return probs / probs.sum()
+
+    def evaluate_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """One forward pass over a batch: (probs [B, NUM_ACTIONS] float32, the masked policy, zero on
+        illegal ids and all zero for a row whose mask is empty; values [B] float32, the value head's
+        estimate of that row's seat's return). `observations` [B, OBS_SIZE] (or the checkpoint's
+        prefix), `action_masks` [B, NUM_ACTIONS]. MaskablePPO checkpoints only (RLlib ones: ValueError)."""
+        if self.rllib is not None:
+            raise ValueError(f"{self.path}: evaluate_batch needs a MaskablePPO .zip checkpoint (value head), "
+                             f"not an RLlib checkpoint")
+        torch = self._torch
+        observations = np.asarray(observations, np.float32)[..., :self.obs_size]
+        action_masks = np.asarray(action_masks)
+        obs = {"observation": observations, "action_mask": action_masks} if self.dict_obs else observations
+        policy = self.model.policy
+        with torch.no_grad():
+            tensor, _ = policy.obs_to_tensor(obs)
+            features = policy.extract_features(tensor)
+            if policy.share_features_extractor:
+                latent_pi, latent_vf = policy.mlp_extractor(features)
+            else:
+                latent_pi = policy.mlp_extractor.forward_actor(features[0])
+                latent_vf = policy.mlp_extractor.forward_critic(features[1])
+            logits = policy.action_net(latent_pi)
+            values = policy.value_net(latent_vf).reshape(-1)
+            legal = torch.from_numpy(action_masks.astype(bool)).to(logits.device)
+            probs = torch.softmax(logits.masked_fill(~legal, float("-inf")), dim=-1)
+            probs = torch.nan_to_num(probs, nan=0.0)
+        return probs.cpu().numpy().astype(np.float32), values.cpu().numpy().astype(np.float32)
 
     def act(self, observation, action_mask, game=None) -> int:
         if not action_mask.any():

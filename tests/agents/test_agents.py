@@ -14,7 +14,9 @@ from v1919_env.core import tables as TB
 from v1919_env.core.bots import POLICY_RANDOM, POLICY_RULEBOT, play_games, rollout, seed_policy_rng
 from v1919_env.core.bots import bot_action
 from v1919_env.core.search import determinize, tree_add, tree_find, tree_reset, uct_score, widening_limit
+from v1919_env.actions import NUM_ACTIONS
 from v1919_env.game import Game
+from agents.play import observe_seat
 
 FAST = {"random": {}, "rulebot": {}, "greedy": {"samples": 1}, "ismcts": {"iterations": 6}}
 VARIANTS = ("standard", "short15", "long10", "longest")
@@ -290,3 +292,36 @@ def test_search_reward_in_the_solitaire_game_is_the_players_vp_and_the_win_at_th
     s = three.state.copy()
     outcome_rewards(s, three.T, out, r)
     assert r[:3].sum() == pytest.approx(1.0)
+
+
+def test_learned_feeds_a_version_1_checkpoint_the_prefix_it_was_trained_on():
+    """The shipped 4-player weights observe version 1 (2012 values); version 2 appended seat_nation,
+    so the agent gives them the prefix (docs/versioning.md)."""
+    from agents.learned import LearnedAgent
+    from v1919_env.core.observe import OBS_SIZE, obs_slices
+
+    agent = LearnedAgent()
+    assert agent.obs_size == obs_slices()["seat_nation"][0] < OBS_SIZE
+    g = Game.new(4, seed=2)
+    obs, mask = observe_seat(g, g.current_player)
+    p = agent.action_probabilities(obs, mask)
+    assert p.shape == (NUM_ACTIONS,) and abs(p.sum() - 1) < 1e-6 and p[mask == 0].sum() == 0
+    # the appended slice cannot change what a version-1 policy plays
+    other = obs.copy()
+    other[agent.obs_size:] = 1.0 - other[agent.obs_size:]
+    assert np.array_equal(agent.action_probabilities(other, mask), p)
+
+
+def test_learned_rejects_a_checkpoint_of_another_observation_size(tmp_path):
+    import gymnasium as gym
+    from sb3_contrib import MaskablePPO
+
+    from agents.learned import LearnedAgent
+
+    class Env(gym.Env):
+        observation_space = gym.spaces.Box(0, 1, (100,), np.float32)
+        action_space = gym.spaces.Discrete(NUM_ACTIONS)
+
+    MaskablePPO("MlpPolicy", Env(), n_steps=8, batch_size=8).save(tmp_path / "small.zip")
+    with pytest.raises(ValueError, match=r"observes shape \(100,\)"):
+        LearnedAgent(path=str(tmp_path / "small.zip"))

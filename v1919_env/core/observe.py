@@ -14,7 +14,8 @@ from .layout import (SEATING, ACTIVE, BID_HIGH, BID_INF, BID_ISSUE, BID_STR, D_K
                      ISSUE_DISC_N, ISSUE_NAVAL_UK, ISSUE_OPT, KEG, MAX_PLAYERS, MIL_AVAIL, MIL_DEMOB, MIL_EXH,
                      MIL_DONE, N_COUNTERS, N_EVENTS, N_ISSUES, N_NATIONS, N_REGIONS, N_SLOTS, N_STRATEGIES, NUM_PLAYERS,
                      PENDING, PENDING_PLAYER, PLAYER_STRAT, POL_DONE, P_BID, P_UPRISING, SETTLING, SLOT_CUBES,
-                     SLOT_ISSUE, SP, STACK, STRAT_DEALT, TURN_NO, UNREST, UP_REGION, PENDING_FACTION)
+                     SLOT_ISSUE, SP, STACK, STRAT_DEALT, TURN_NO, UNREST, UP_REGION, PENDING_FACTION, MODE, MODE_SOLO,
+                     SOLO_FACTION)
 from .board import seat_position
 from .step import legal, try_step
 from .tables import T_ISSUE_STARS, T_OPT_CTR, T_OPT_NAVAL, T_SIGN
@@ -61,6 +62,9 @@ OBS_SLICES = (
     ("bid", 3 + R + N_ISSUES, "high bid strength / 8, influence / 15, bidding open; high bidder; issue at stake"),
     ("uprising_region", N_REGIONS, "region of the uprising check being announced for or resolved (one-hot)"),
     ("drawn_issues", 2 * N_ISSUES, "the two issues drawn to choose from (one-hot)"),
+    # appended in observation version 2, so a version-1 observation is this vector's prefix
+    ("seat_nation", MAX_PLAYERS * N_NATIONS, "nation (faction) at each relative seat (one-hot per seat; "
+                                             "the 2-player game's USA faction sits as a seat of its own)"),
 )
 
 _offs = {}
@@ -72,7 +76,7 @@ OBS_SIZE = _o
 O_PRESENT, O_INF_AV, O_INF_EX, O_MIL_AV, O_MIL_EX, O_MIL_DM, O_DEPLOYED, O_PHAPPY, O_PSTRAT, O_PSTARS, O_NHAPPY, \
     O_NSIGN, O_MYNAT, O_UNREST, O_KEG, O_SLOT_ISSUE, O_SLOT_CUBES, O_DISC3, O_SET_CTRL, O_SET_OPT, O_SET_NAVAL, \
     O_SET_CTRS, O_CTRS, O_EV_TABLE, O_EV_CUBE, O_EV_WAIT, O_DECKS, O_STRAT_DEALT, O_DRAFT, O_TURN, O_ACTIVE, O_DECISION, O_DECIDER, \
-    O_SETTLING, O_BID, O_UP_REGION, O_DRAWN = (_offs[n] for n, _, _ in OBS_SLICES)
+    O_SETTLING, O_BID, O_UP_REGION, O_DRAWN, O_SEAT_NATION = (_offs[n] for n, _, _ in OBS_SLICES)
 
 
 def obs_slices() -> dict[str, tuple[int, int, str]]:
@@ -98,8 +102,11 @@ def _relp(s, rels, p, me, n):
 
 @njit(cache=True, _nrt=False)
 def observe(s, T, seat, out):
-    """Write seat's observation into out (float32, OBS_SIZE)."""
+    """Write seat's observation into out (float32, OBS_SIZE). In the solitaire game the point of
+    view is the faction the player controls now (EN:836-838, EN:949-953), whichever seat is asked."""
     out[:] = 0.0
+    if s[MODE] == MODE_SOLO:
+        seat = s[SOLO_FACTION]
     n = s[NUM_PLAYERS]
     me = seat_position(s, seat)
     # relative seats of seats 0..MAX_PLAYERS-1, a byte each
@@ -109,6 +116,7 @@ def observe(s, T, seat, out):
     for k in range(n):
         p = s[SEATING + (me + k) % n]
         out[O_PRESENT + k] = 1.0
+        out[O_SEAT_NATION + k * N_NATIONS + p] = 1.0
         out[O_INF_AV + k] = s[INF_AVAIL + p] / 15.0
         out[O_INF_EX + k] = s[INF_EXH + p] / 15.0
         out[O_MIL_AV + k] = s[MIL_AVAIL + p] / 3.0

@@ -1,19 +1,21 @@
 """The environment under its versioned name, as PettingZoo names its environments:
 
-    from v1919_env import versailles1919_v1
-    env = versailles1919_v1.env(num_players=4)           # PettingZoo AEC
-    par = versailles1919_v1.parallel_env(num_players=4)  # PettingZoo ParallelEnv (v1919_env.compat)
-    gym.make(versailles1919_v1.GYM_ID)                   # "Versailles1919-v1"
+    from v1919_env import versailles1919_v2
+    env = versailles1919_v2.env(num_players=4)           # PettingZoo AEC
+    par = versailles1919_v2.parallel_env(num_players=4)  # PettingZoo ParallelEnv (v1919_env.compat)
+    gym.make(versailles1919_v2.GYM_ID)                   # "Versailles1919-v2"
+    gym.make(versailles1919_v2.SELFPLAY_GYM_ID)          # "Versailles1919SelfPlay-v2": every seat learns
 
 Pin this module (or the ids) to get the same episodes from the same seeds and actions; the version
 goes up when they could differ (v1919_env/envs/versions.py, docs/versioning.md).
 """
 from __future__ import annotations
 
-from v1919_env.envs.versions import AEC_NAME, ENV_VERSION, GYM_ID, OBSERVATION_VERSION, SOLITAIRE_GYM_ID
+from v1919_env.envs.versions import (AEC_NAME, ENV_VERSION, GYM_ID, OBSERVATION_VERSION, SELFPLAY_GYM_ID,
+                                     SOLITAIRE_GYM_ID)
 
 __all__ = ["env", "raw_env", "parallel_env", "ENV_VERSION", "OBSERVATION_VERSION", "AEC_NAME", "GYM_ID",
-           "SOLITAIRE_GYM_ID"]
+           "SOLITAIRE_GYM_ID", "SELFPLAY_GYM_ID"]
 
 
 def env(**config):
