@@ -8,13 +8,16 @@
     budget: {steps: 2000000}      # and/or {minutes: 60}: training stops at the first reached
     torch_threads: 1              # one thread: more fight the env for this machine's two cores
     env: {num_envs: 64, seat: null, illegal_penalty: -1.0}    # seat null: drawn per episode
-    opponents: {random: 0.5, rulebot: 0.3, self: 0.2}        # ratios per seat; self = past checkpoints
-    self_play: {pool_size: 5, snapshot_every_steps: 100000, deterministic: false}
+    opponents: {random: 0.5, rulebot: 0.3, self: 0.2}        # ratios per seat; self = past checkpoints,
+                                                              # current = the current policy (live weights)
+    self_play: {pool_size: 5, snapshot_every_steps: 100000, deterministic: false,
+                priority: uniform, pfsp_power: 2.0}          # pfsp: snapshots that beat the learner more often
     policy: {trunk: [256], pi: [128], vf: [128], activation: relu}
     ppo: {learning_rate: 3.0e-4, n_steps: 128, batch_size: 1024, n_epochs: 4, gamma: 0.995, ...}
     evaluation: {every_steps: 200000, games: 100, final_games: 400, opponents: [random, rulebot],
                  workers: 0, deterministic: true}
     checkpoint_every_steps: 100000
+    init_from: null               # a MaskablePPO .zip to start from (an earlier observation version's too)
     pretrain: {teacher: rulebot, decisions: 600000, epochs: 3, batch_size: 512, learning_rate: 1.0e-3,
                value_coef: 0.5, holdout: 0.02}   # imitation warm start (teacher null: none); training/pretrain.py
 
@@ -25,6 +28,7 @@ from __future__ import annotations
 
 import copy
 import math
+from pathlib import Path
 
 import yaml
 
@@ -41,7 +45,8 @@ DEFAULTS = {
     "device": "cpu",
     "env": {"num_envs": 64, "seat": None, "illegal_penalty": -1.0, "workers": 1},
     "opponents": {"random": 1.0},
-    "self_play": {"pool_size": 5, "snapshot_every_steps": 100_000, "deterministic": False},
+    "self_play": {"pool_size": 5, "snapshot_every_steps": 100_000, "deterministic": False, "priority": "uniform",
+                  "pfsp_power": 2.0},
     "policy": {"trunk": [256], "pi": [128], "vf": [128], "activation": "relu"},
     "ppo": {"learning_rate": 3.0e-4, "n_steps": 128, "batch_size": 1024, "n_epochs": 4, "gamma": 0.995,
             "gae_lambda": 0.95, "clip_range": 0.2, "ent_coef": 0.01, "vf_coef": 0.5, "max_grad_norm": 0.5,
@@ -49,10 +54,12 @@ DEFAULTS = {
     "evaluation": {"every_steps": 200_000, "games": 100, "final_games": 400, "opponents": ["random", "rulebot"],
                    "workers": 0, "deterministic": True},
     "checkpoint_every_steps": 100_000,
+    "init_from": None,
     "pretrain": {"teacher": None, "decisions": 500_000, "epochs": 3, "batch_size": 512, "learning_rate": 1.0e-3,
                  "value_coef": 0.5, "holdout": 0.02},
 }
 SELF = "self"                    # the opponent-pool key of the learner's past checkpoints
+CURRENT = "current"              # the opponent-pool key of the current policy (training/opponents.py)
 SEED_MAX = 2 ** 32 - 1           # SB3 and RLlib seed numpy's global generator with it (np.random.seed's range)
 ACTIVATIONS = ("relu", "tanh")
 
@@ -138,14 +145,18 @@ def validate(cfg: dict) -> dict:
     if not isinstance(opp, dict) or not opp:
         raise ConfigError(f"opponents: expected a mapping of opponent: ratio, got {opp!r}")
     for k, v in opp.items():
-        if k != SELF and k not in COMPILED_POLICIES:
-            raise ConfigError(f"opponents.{k}: not a compiled agent or '{SELF}'; choose from "
-                              f"{', '.join(list(COMPILED_POLICIES) + [SELF])}")
+        if k not in (SELF, CURRENT) and k not in COMPILED_POLICIES:
+            raise ConfigError(f"opponents.{k}: not a compiled agent, '{SELF}' or '{CURRENT}'; choose from "
+                              f"{', '.join(list(COMPILED_POLICIES) + [SELF, CURRENT])}")
         _number(cfg, f"opponents.{k}", (int, float), 0)
     if sum(opp.values()) <= 0:
         raise ConfigError("opponents: the ratios must add up to more than 0")
     _number(cfg, "self_play.pool_size", int, 1)
     _number(cfg, "self_play.snapshot_every_steps", int, 1)
+    if cfg["self_play"]["priority"] not in ("uniform", "pfsp"):
+        raise ConfigError(f"self_play.priority: 'uniform' (every snapshot alike) or 'pfsp' (the snapshots that beat "
+                          f"the learner more often, more often), got {cfg['self_play']['priority']!r}")
+    _number(cfg, "self_play.pfsp_power", (int, float), 0)
     for layer in ("trunk", "pi", "vf"):
         _layers(cfg, f"policy.{layer}")
     if cfg["policy"]["activation"] not in ACTIVATIONS:
@@ -160,8 +171,9 @@ def validate(cfg: dict) -> dict:
     _number(cfg, "evaluation.every_steps", int, 1, allow_none=True)
     for k in ("games", "final_games"):
         _number(cfg, f"evaluation.{k}", int, 0)
-        if ev[k] % 4:
-            raise ConfigError(f"evaluation.{k}: a multiple of 4 (the tournament rotates the seats), got {ev[k]}")
+        if ev[k] % cfg["num_players"]:
+            raise ConfigError(f"evaluation.{k}: a multiple of num_players ({cfg['num_players']}: the tournament "
+                              f"rotates the seats), got {ev[k]}")
     _number(cfg, "evaluation.workers", int, 0)
     if not isinstance(ev["opponents"], list) or not ev["opponents"]:
         raise ConfigError(f"evaluation.opponents: a list of agent specs (name or name:key=value,...), "
@@ -172,6 +184,9 @@ def validate(cfg: dict) -> dict:
         if name not in known:
             raise ConfigError(f"evaluation.opponents[{k}]: unknown agent {name!r}; agents: {', '.join(known)}")
     _number(cfg, "checkpoint_every_steps", int, 1)
+    init = cfg["init_from"]
+    if init is not None and not (isinstance(init, str) and Path(init).is_file()):
+        raise ConfigError(f"init_from: null or the path of a MaskablePPO checkpoint (.zip), got {init!r}")
     _number(cfg, "ppo.target_kl", (int, float), 0, allow_none=True)
     pre = cfg["pretrain"]
     if pre["teacher"] is not None and pre["teacher"] not in COMPILED_POLICIES:

@@ -25,12 +25,12 @@ from pathlib import Path
 import torch
 from stable_baselines3.common.callbacks import BaseCallback
 
-from .config import SELF, ConfigError, dump_config
+from .config import CURRENT, SELF, ConfigError, dump_config
 from .envs import make_vec_env
 from .evaluate import EVAL_SEED_OFFSET, append_rows, evaluate
 from .opponents import OpponentPool
 from .plots import plot_learning_curve
-from .policy import policy_kwargs
+from .policy import init_from_checkpoint, policy_kwargs
 
 STATE_FILE = "state.json"
 
@@ -70,6 +70,7 @@ class TrainCallback(BaseCallback):
 
     def _on_step(self) -> bool:
         t, step = self.t, self.num_timesteps
+        t.pool.record(self.locals["infos"])
         t.bar_update(step)
         if t.ckpt.due(step):
             t.save_checkpoint(step)
@@ -79,6 +80,10 @@ class TrainCallback(BaseCallback):
             t.run_evaluation(step, t.cfg["evaluation"]["games"], self.logger)
         budget = t.cfg["budget"]["minutes"]
         return budget is None or t.train_seconds() < 60.0 * budget
+
+    def _on_rollout_end(self) -> None:
+        if self.t.pool.priority == "pfsp" and self.t.pool.snapshots:
+            self.t.pool.apply(self.t.engine)       # the league's draw weights follow the latest results
 
 
 class Trainer:
@@ -92,11 +97,15 @@ class Trainer:
         torch.distributions.Distribution.set_default_validate_args(False)   # checks cost ~5% of a step
         ratios = {k: float(v) for k, v in cfg["opponents"].items()}
         sp = cfg["self_play"]
-        self.pool = OpponentPool(ratios, sp["pool_size"], sp["deterministic"], seed=cfg["seed"])
+        self.pool = OpponentPool(ratios, sp["pool_size"], sp["deterministic"], seed=cfg["seed"],
+                                 priority=sp["priority"], pfsp_power=sp["pfsp_power"], num_players=cfg["num_players"])
         self.venv, self.engine = make_vec_env(cfg, ["random"], None, seed=cfg["seed"] + self.state["resumes"])
         self.model = self._make_model(resume)
         if resume and self.state["snapshots"]:
             self.pool.load_snapshots([tuple(x) for x in self.state["snapshots"]])
+        self.pool.results = {k: list(v) for k, v in self.state.get("pool_results", {}).items()}
+        if ratios.get(CURRENT, 0) > 0:
+            self.pool.set_current(self.model.policy)
         self.pool.apply(self.engine)
         st = self.state["schedule"]
         self.ckpt = _Schedule(cfg["checkpoint_every_steps"], st.get("ckpt"))
@@ -139,13 +148,19 @@ class Trainer:
                 raise RunError(f"--resume: {path} is missing")
             return MaskablePPO.load(str(path), env=self.venv, device=self.cfg["device"],
                                     tensorboard_log=str(self.run / "tb"))
-        return MaskablePPO("MlpPolicy", self.venv, seed=self.cfg["seed"], device=self.cfg["device"],
-                           tensorboard_log=str(self.run / "tb"), policy_kwargs=policy_kwargs(self.cfg), verbose=0,
-                           **self.cfg["ppo"])
+        model = MaskablePPO("MlpPolicy", self.venv, seed=self.cfg["seed"], device=self.cfg["device"],
+                            tensorboard_log=str(self.run / "tb"), policy_kwargs=policy_kwargs(self.cfg), verbose=0,
+                            **self.cfg["ppo"])
+        if self.cfg["init_from"] is not None:
+            self.state["init_from"] = {"path": self.cfg["init_from"],
+                                       **init_from_checkpoint(model.policy, self.cfg["init_from"])}
+        return model
 
     def save_state(self) -> None:
         self.state["num_timesteps"] = int(self.model.num_timesteps)
         self.state["snapshots"] = self.pool.state()
+        self.state["pool_results"] = self.pool.results
+        self.state["league"] = self.pool.table()
         self.state["schedule"] = {"ckpt": self.ckpt.next_at, "snap": self.snap.next_at, "eval": self.evals.next_at}
         (self.run / STATE_FILE).write_text(json.dumps(self.state, indent=1))
 

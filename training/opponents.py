@@ -1,6 +1,12 @@
 """Opponents of the learner: frozen copies of its past policies as batch policies of the vector env
-(one forward pass for every game waiting on them), and the pool that mixes them with the compiled
-baseline agents in the ratios of the config."""
+(one forward pass for every game waiting on them), the current policy itself, and the league pool
+that mixes them with the compiled baseline agents in the ratios of the config.
+
+League (config `self_play.priority: pfsp`): the past snapshots are drawn in proportion to how often
+they beat the learner, (1 - x) ** pfsp_power with x the learner's win rate in the games a snapshot
+sat in (prioritized fictitious self-play, Vinyals et al. 2019, "hard" weighting). The win rates
+come from the ended episodes' infos (`record`); a snapshot with no games yet counts as the
+learner winning 1/num_players of them (one prior game)."""
 from __future__ import annotations
 
 import copy
@@ -15,11 +21,12 @@ class NeuralOpponent:
     the batch and samples from the masked distribution (its own seeded generator) or takes the most
     probable action (`deterministic`)."""
 
-    def __init__(self, policy, label: str, deterministic: bool = False, seed: int = 0):
+    def __init__(self, policy, label: str, deterministic: bool = False, seed: int = 0, frozen: bool = True):
         self.policy = policy
-        self.policy.set_training_mode(False)
-        for p in self.policy.parameters():
-            p.requires_grad_(False)
+        if frozen:          # the live policy (frozen=False) keeps training; SB3 puts it in eval mode for rollouts
+            self.policy.set_training_mode(False)
+            for p in self.policy.parameters():
+                p.requires_grad_(False)
         self.label = label
         self.deterministic = deterministic
         self.rng = np.random.default_rng(seed)
@@ -53,19 +60,35 @@ class NeuralOpponent:
         return np.argmax(lg, axis=1)
 
 
+CURRENT = "current"     # the opponents' key of the current policy (the live weights, not a copy)
+
+
 class OpponentPool:
-    """The config's opponent ratios over compiled agents and the learner's past snapshots.
+    """The config's opponent ratios over compiled agents, the learner's past snapshots ("self") and
+    its current policy ("current").
 
-    `ratios` maps a compiled agent name or "self" to its share of the opponent seats; the "self"
-    share is split evenly over the last `pool_size` snapshots (the first one is taken at step 0,
-    so self-play has an opponent from the start)."""
+    `ratios` maps a compiled agent name, "self" or "current" to its share of the opponent seats; the
+    "self" share is split over the last `pool_size` snapshots (the first one is taken at step 0, so
+    self-play has an opponent from the start) uniformly or, with priority "pfsp", by how often each
+    beats the learner (module docstring)."""
 
-    def __init__(self, ratios: dict[str, float], pool_size: int, deterministic: bool = False, seed: int = 0):
+    def __init__(self, ratios: dict[str, float], pool_size: int, deterministic: bool = False, seed: int = 0,
+                 priority: str = "uniform", pfsp_power: float = 2.0, num_players: int = 4):
+        if priority not in ("uniform", "pfsp"):
+            raise ValueError(f"priority: 'uniform' or 'pfsp', got {priority!r}")
         self.ratios = dict(ratios)
         self.pool_size = pool_size
         self.deterministic = deterministic
         self.seed = seed
+        self.priority, self.pfsp_power, self.num_players = priority, float(pfsp_power), num_players
         self.snapshots: list[tuple[int, str | None, NeuralOpponent]] = []    # (step, checkpoint path, policy)
+        self.results: dict[str, list[int]] = {}       # snapshot label (or "current") -> [learner wins, games]
+        self.current: NeuralOpponent | None = None
+
+    def set_current(self, policy) -> None:
+        """The live policy the "current" share plays (its weights change as it trains)."""
+        self.current = NeuralOpponent(policy, CURRENT, deterministic=self.deterministic, seed=self.seed + 7919,
+                                      frozen=False)
 
     def add_snapshot(self, model, step: int, path: str | None = None) -> None:
         """Freeze the model's current policy into the pool (the oldest snapshot drops out)."""
@@ -81,6 +104,32 @@ class OpponentPool:
                                                  seed=self.seed + step)
             self.snapshots.append((step, path, opp))
 
+    def record(self, infos) -> None:
+        """Count the learner's wins against each snapshot and the current policy in the episodes that
+        ended (vector env infos)."""
+        for info in infos:
+            if "winner" not in info:           # a running game, or an episode ended by an illegal action
+                continue
+            for label in set(info["opponents"]):
+                if label.startswith("self@") or label == CURRENT:
+                    r = self.results.setdefault(label, [0, 0])
+                    r[0] += bool(info["winner"])
+                    r[1] += 1
+
+    def snapshot_weights(self) -> list[float]:
+        """The share of each snapshot in the "self" seats (sums to 1; empty before the first snapshot)."""
+        if not self.snapshots:
+            return []
+        if self.priority == "uniform":
+            return [1.0 / len(self.snapshots)] * len(self.snapshots)
+        w = []
+        for _, _, o in self.snapshots:
+            wins, games = self.results.get(o.label, (0, 0))
+            x = (wins + 1.0 / self.num_players) / (games + 1.0)
+            w.append(max(1.0 - x, 1e-3) ** self.pfsp_power)
+        total = sum(w)
+        return [v / total for v in w]
+
     def entries(self) -> tuple[list, list[float]]:
         """(opponents, weights) for VectorEnv.set_opponents."""
         opps, weights = [], []
@@ -88,9 +137,14 @@ class OpponentPool:
             if r <= 0:
                 continue
             if name == "self":
-                for _, _, o in self.snapshots:
+                for (_, _, o), w in zip(self.snapshots, self.snapshot_weights()):
                     opps.append(o)
-                    weights.append(r / len(self.snapshots))
+                    weights.append(r * w)
+            elif name == CURRENT:
+                if self.current is None:
+                    raise RuntimeError("the pool has a 'current' share but no live policy (set_current)")
+                opps.append(self.current)
+                weights.append(r)
             else:
                 opps.append(name)
                 weights.append(r)
@@ -103,3 +157,9 @@ class OpponentPool:
 
     def state(self) -> list[tuple[int, str | None]]:
         return [(s, p) for s, p, _ in self.snapshots]
+
+    def table(self) -> list[dict]:
+        """Per snapshot: its step, the learner's wins and games against it, and its draw weight."""
+        return [{"snapshot": o.label, "step": s, "learner_wins": self.results.get(o.label, [0, 0])[0],
+                 "games": self.results.get(o.label, [0, 0])[1], "weight": round(w, 4)}
+                for (s, _, o), w in zip(self.snapshots, self.snapshot_weights())]

@@ -29,7 +29,8 @@ def play_and_record(S, T, num_players, seeds, variant, code, obs, masks, actions
     """Play game g from seeds[g] into S[g] with compiled policy `code` in every seat; record each
     decision with two or more legal actions (observation and mask of the deciding seat, its action,
     seat, game index g and its number of decisions still to come for that seat, `left`). Stops before
-    a game that might not fit in the output arrays; returns (decisions recorded, games played)."""
+    a game that might not fit in the output arrays; a game that still overflows them, or that the
+    engine's safety cap stopped, is dropped. Returns (decisions recorded, games played)."""
     buf = np.empty(MAX_LEGAL, np.int64)
     cap = obs.shape[0]
     n = 0
@@ -40,17 +41,23 @@ def play_and_record(S, T, num_players, seeds, variant, code, obs, masks, actions
         init_game(s, T, num_players, seeds[g], variant, 0)
         rng = seed_policy_rng(seeds[g] + 1)      # the policy's generator, apart from the dice
         start = n
+        overflow = False
         while s[GAME_OVER] == 0:
             p = s[PENDING_PLAYER]
             k = legal(s, T, buf)
             a = policy_action(s, T, code, buf, rng)
-            if k > 1:
+            if k > 1 and n < cap:
                 observe_and_mask(s, T, p, obs[n], masks[n], buf)
                 actions[n] = a
                 seats[n] = p
                 games[n] = g
                 n += 1
+            elif k > 1:
+                overflow = True
             apply_action(s, T, a)
+        if overflow or s[GAME_OVER] == 2:
+            n = start       # a game stopped by the engine's safety cap, or too long to keep: not imitated
+            continue
         count = np.zeros(num_players, np.int64)
         for j in range(n - 1, start - 1, -1):
             left[j] = count[seats[j]]

@@ -329,6 +329,36 @@ def test_deadlock_ends_the_game():
     assert len(g.scores()) == 3
 
 
+def test_frozen_cubes_end_the_game_though_units_can_still_move():
+    """P-10, second paragraph: no Available or Exhausted influence anywhere and no cube on the Table:
+    reclaiming and redeploying units could go on forever, so the game ends at the next turn. Before,
+    three rule bots played this position to the 20,000-decision safety cap."""
+    def position(uk_available):
+        return Game.from_dict({
+            "num_players": 3, "active": "uk",
+            "table": [{"issue": "Arabia"}, {"issue": "Syria"}],
+            "waiting_room": [{"issue": "Korea", "cubes": {"uk": 15 - uk_available}},
+                             {"issue": "Vietnam", "cubes": {"france": 15}}, {"issue": "Somalia", "cubes": {"usa": 15}}],
+            "players": {"uk": {"military": {"available": 1, "demobilized": 1, "deployed": {"balkans": 7}}},
+                        "france": {"military": {"available": 0, "demobilized": 3}},
+                        "usa": {"military": {"available": 1, "demobilized": 1, "deployed": {"middle_east": 8}}}},
+        })
+
+    g = position(0)
+    reclaim = [a for a in g.legal_actions() if codec.decode(a).kind == "reclaim"]
+    assert reclaim and not any(codec.decode(a).kind in ("place", "settle") for a in g.legal_actions())
+    g.step(reclaim[0])                                   # recall units: no influence comes back
+    assert not g.is_over
+    g.step(codec.encode("end_turn"))
+    assert g.is_over and g.deadlocked and not g.truncated
+    assert len(g.scores()) == 3
+    # one Available cube anywhere and the game goes on (the P-10 round of passes still applies)
+    g = position(1)
+    g.step([a for a in g.legal_actions() if codec.decode(a).kind == "reclaim"][0])
+    g.step(codec.encode("end_turn"))
+    assert not g.is_over and g.decision == "turn"
+
+
 def test_declared_game_info():
     from v1919_env.core.step import MAX_DECISIONS
     from v1919_env.game import GAME_INFO

@@ -86,7 +86,7 @@ def test_env_draws_reproducibly_and_refuses_illegal_actions():
     ({"ppo": {"train_batch_size": 64, "minibatch_size": 128}}, "ppo.minibatch_size: at most"),
     ({"budget": {"iterations": None}}, "budget: give"),
     ({"ray": {"num_env_runners": -1}}, "ray.num_env_runners"),
-    ({"evaluation": {"games": 6}}, "evaluation.games: a multiple of 4"),
+    ({"evaluation": {"games": 6}}, "evaluation.games: a multiple of num_players"),
     ({"reward": {"win_loss": 1.0, "margin": 1.0}}, "reward: reward kind 'margin' is unknown"),
     ({"policy": {"hiddens": []}}, "policy.hiddens"),
     ({"learner": 1}, "learner: unknown key"),

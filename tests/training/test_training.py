@@ -255,3 +255,91 @@ def test_export_drops_optimizer_and_rollout_state_and_keeps_the_policy(tmp_path)
     assert out.stat().st_size < (tmp_path / "src.zip").stat().st_size
     src, exp = model.policy.state_dict(), MaskablePPO.load(str(out), device="cpu").policy.state_dict()
     assert src.keys() == exp.keys() and all(torch.equal(src[k], exp[k]) for k in src)
+
+
+def test_league_pool_prioritizes_the_snapshots_that_beat_the_learner():
+    from training.opponents import OpponentPool
+
+    class Frozen:                                     # stands in for a snapshot: only its label matters here
+        def __init__(self, label):
+            self.label = label
+
+    pool = OpponentPool({"rulebot": 0.5, "self": 0.5}, pool_size=3, priority="pfsp", pfsp_power=2.0, num_players=4)
+    pool.snapshots = [(s, None, Frozen(f"self@{s}")) for s in (0, 10, 20)]
+    assert pool.snapshot_weights() == pytest.approx([1 / 3] * 3)       # no games yet: alike
+    infos = ([{"opponents": ["learner", "self@0", "rulebot", "rulebot"], "winner": True}] * 9
+             + [{"opponents": ["self@10", "learner", "self@10", "rulebot"], "winner": False}] * 9
+             + [{"opponents": ["learner", "self@20", "rulebot", "rulebot"], "winner": k < 3} for k in range(9)]
+             + [{"opponents": ["learner", "self@20", "rulebot", "rulebot"], "illegal_action": True}, {}])
+    pool.record(infos)
+    assert pool.results == {"self@0": [9, 9], "self@10": [0, 9], "self@20": [3, 9]}   # a game counts once
+    w = pool.snapshot_weights()
+    assert w[1] > w[2] > w[0] and sum(w) == pytest.approx(1.0)
+    x = [(9 + 0.25) / 10, (0 + 0.25) / 10, (3 + 0.25) / 10]              # learner's win rate, one prior game
+    raw = [(1 - v) ** 2 for v in x]
+    assert w == pytest.approx([r / sum(raw) for r in raw])
+    opps, weights = pool.entries()
+    assert opps[0] == "rulebot" and weights[0] == 0.5 and sum(weights[1:]) == pytest.approx(0.5)
+    pool.priority = "uniform"
+    assert pool.snapshot_weights() == pytest.approx([1 / 3] * 3)
+
+
+@pytest.mark.parametrize("over, field", [({"self_play": {"priority": "elo"}}, "self_play.priority"),
+                                         ({"self_play": {"pfsp_power": -1}}, "self_play.pfsp_power"),
+                                         ({"opponents": {"past": 1.0}}, "opponents.past")])
+def test_league_config_errors_name_the_field(over, field):
+    with pytest.raises(ConfigError, match=field.replace(".", r"\.")):
+        smoke_cfg(**over)
+
+
+def test_league_training_plays_snapshots_the_current_policy_and_rule_bots(tmp_path):
+    """A tiny league run: pfsp over snapshots, the live policy and the rule bot all take seats, the
+    league table (wins and games per snapshot) is kept in state.json and survives --resume."""
+    from training.learner import train
+
+    cfg = smoke_cfg(opponents={"rulebot": 0.3, "self": 0.4, "current": 0.3}, pretrain={"teacher": None},
+                    self_play={"pool_size": 3, "snapshot_every_steps": 512, "priority": "pfsp"},
+                    evaluation={"every_steps": None, "games": 4, "final_games": 4, "opponents": ["random"]},
+                    budget={"steps": 2048})
+    run = tmp_path / "league"
+    train(cfg, run, progress=False)
+    state = json.loads((run / "state.json").read_text())
+    league = state["league"]
+    assert [row["step"] for row in league] == [1024, 1536, 2048]
+    assert sum(row["weight"] for row in league) == pytest.approx(1.0, abs=1e-3)
+    assert sum(games for k, (_, games) in state["pool_results"].items() if k.startswith("self@")) > 0
+    assert state["pool_results"]["current"][1] > 0          # the live policy sat in games too
+    train(smoke_cfg(**{**{k: cfg[k] for k in ("opponents", "pretrain", "self_play", "evaluation")},
+                       "budget": {"steps": 2560}}), run, resume=True, progress=False)
+    again = json.loads((run / "state.json").read_text())
+    for k, (wins, games) in state["pool_results"].items():
+        assert again["pool_results"][k][1] >= games          # the counts carry over the resume
+
+
+def test_init_from_widens_a_checkpoint_of_an_earlier_observation_version(tmp_path):
+    """The shipped weights observe version 1 (the prefix of version 2): a run started from them plays
+    as they do (the appended inputs start at weight 0)."""
+    from agents.learned import DEFAULT_WEIGHTS, LearnedAgent
+    from agents.play import observe_seat
+    from training.learner import Trainer
+    from training.policy import InitError, init_from_checkpoint
+    from v1919_env.game import Game
+
+    shipped = LearnedAgent()
+    cfg = smoke_cfg(init_from=str(DEFAULT_WEIGHTS), pretrain={"teacher": None},
+                    policy={"trunk": [256], "pi": [128], "vf": [128], "activation": "relu"})
+    t = Trainer(cfg, tmp_path / "init", progress=False)
+    assert "features_extractor.net.0.weight" in t.state["init_from"]["widened"]   # (and its pi/vf aliases)
+    assert all(n.endswith("features_extractor.net.0.weight") for n in t.state["init_from"]["widened"])
+    t.model.save(str(tmp_path / "widened.zip"))
+    widened = LearnedAgent(path=str(tmp_path / "widened.zip"))
+    assert widened.obs_size > shipped.obs_size
+    for seed in range(3):
+        g = Game.new(4, seed=seed)
+        obs, mask = observe_seat(g, g.current_player)
+        assert np.allclose(widened.action_probabilities(obs, mask), shipped.action_probabilities(obs, mask), atol=1e-6)
+    with pytest.raises(ConfigError, match="init_from"):
+        smoke_cfg(init_from=str(tmp_path / "missing.zip"))
+    small = Trainer(smoke_cfg(pretrain={"teacher": None}), tmp_path / "small", progress=False)   # trunk [32]
+    with pytest.raises(InitError, match=r"parameter features_extractor\.net\.0\.weight has shape"):
+        init_from_checkpoint(small.model.policy, DEFAULT_WEIGHTS)

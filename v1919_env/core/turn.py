@@ -319,6 +319,20 @@ def end_turn(s, T):
 
 
 @njit(cache=True, _nrt=False)
+def cubes_frozen(s):
+    """No faction has Available or Exhausted influence and no issue on the Table holds a cube: nobody
+    can place or settle, a reclaim or a deploy returns nothing, so no cube can move again (P-10)."""
+    for p in range(s[NUM_PLAYERS]):
+        if s[INF_AVAIL + p] != 0 or s[INF_EXH + p] != 0:
+            return False
+    for sl in range(N_TABLE):
+        for p in range(MAX_PLAYERS):
+            if s[SLOT_CUBES + sl * MAX_PLAYERS + p] != 0:
+                return False
+    return True
+
+
+@njit(cache=True, _nrt=False)
 def turn_proc(s, T, kind, a):
     """Bottom frame: a0 = first placement slot (-1), a1 = transfer used this turn."""
     f = top(s)
@@ -327,6 +341,9 @@ def turn_proc(s, T, kind, a):
         if s[POL_DONE] == 1 and s[MIL_DONE] == 1:
             end_turn(s, T)
             p = s[ACTIVE]
+            if cubes_frozen(s):
+                s[GAME_OVER] = 3        # no cube can ever move again (P-10)
+                return
         decide(s, D_TURN, p)
         return
     if kind == D_PLACE2:
