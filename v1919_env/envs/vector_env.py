@@ -57,10 +57,11 @@ from v1919_env.actions import NUM_ACTIONS
 from v1919_env.core import layout as L
 from v1919_env.core.observe import OBS_SIZE
 from v1919_env.core.scoring import SCORE_TABLE_COLS
-from v1919_env.game import Game, card_tables, score_rows
+from v1919_env.game import Game, card_tables, score_rows, solo_config
 from v1919_env.variants import variant_index
 from v1919_env.envs.gymnasium_env import OpponentError
 from v1919_env.envs.pettingzoo_env import OBS_HIGH, end_mask, observation_space
+from v1919_env.envs.solitaire_features import SOLO_FEATURES, SOLO_HIGH, SOLO_REWARDS
 from v1919_env.rewards import REWARD_KINDS
 from v1919_env.envs import vector_kernels as K
 from v1919_env.seating import parse_seating, seating_names
@@ -95,23 +96,36 @@ class VectorEnv:
                  opponent_weights: Sequence[float] | None = None, seat: int | None = None, reward="win_loss",
                  seed: int | None = None, variant: str = "standard", negotiation: bool = False,
                  card_set: str | None = None, illegal_penalty: float = -1.0, seating=None,
-                 score_info: bool = True):
+                 score_info: bool = True, faction: str | None = None, target_vp: int = L.SOLO_DEFAULT_TARGET):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-        if num_players not in (2, 3, 4):
-            raise ValueError(f"num_players must be 2, 3 or 4, got {num_players!r}")
+        if num_players not in (1, 2, 3, 4):
+            raise ValueError(f"num_players must be 1 (the solitaire game), 2, 3 or 4, got {num_players!r}")
         if seat is not None and not (isinstance(seat, (int, np.integer)) and 0 <= seat < num_players):
             raise ValueError(f"seat must be None (drawn per episode) or in 0..{num_players - 1}, got {seat!r}")
-        self.reward_weights = reward_weights(reward)
+        self.solitaire = num_players == 1
+        if self.solitaire:
+            if reward not in SOLO_REWARDS:
+                raise ValueError(f"reward: the solitaire game pays one of {SOLO_REWARDS}, got {reward!r}")
+            self.reward_weights = {reward: 1.0}
+            fi, target = solo_config(True, faction, target_vp, negotiation)
+        else:
+            if faction is not None or target_vp != L.SOLO_DEFAULT_TARGET:
+                raise ValueError("faction and target_vp are options of the solitaire game (num_players=1)")
+            self.reward_weights = reward_weights(reward)
         self.cards, self.T = card_tables(card_set)
         self.num_envs = int(num_envs)
         self.num_players = int(num_players)
         self.seat = seat
         self.variant, self.negotiation, self.card_set = variant, bool(negotiation), card_set
-        self.seating = seating_names(parse_seating(seating, self.num_players))
+        factions = L.SOLO_FACTIONS if self.solitaire else self.num_players
+        self.seating = seating_names(parse_seating(seating, factions))
         self.illegal_penalty = float(illegal_penalty)
         self.score_info = bool(score_info)
-        self.observation_space = spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32)
+        # a solitaire row: the core observation, then the solitaire features (SOLO_FEATURES)
+        self.obs_size = OBS_SIZE + (len(SOLO_FEATURES) if self.solitaire else 0)
+        self.observation_space = spaces.Box(0.0, max(OBS_HIGH, SOLO_HIGH) if self.solitaire else OBS_HIGH,
+                                            (self.obs_size,), np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self._cfg = np.full(K.CFG_SIZE, -1, np.int64)
         self._cfg[[K.CFG_PLAYERS, K.CFG_VARIANT, K.CFG_NEGOTIATION]] = (self.num_players,
@@ -119,10 +133,18 @@ class VectorEnv:
                                                                           int(self.negotiation))
         self._cfg[K.CFG_SEAT] = -1 if seat is None else int(seat)
         if seating is not None:
-            order = parse_seating(seating, self.num_players)
+            order = parse_seating(seating, factions)
             self._cfg[K.CFG_SEATING:K.CFG_SEATING + len(order)] = order
-        self._kinds = np.asarray([REWARD_KINDS.index(k) for k in self.reward_weights], np.int64)
-        self._weights = np.asarray(list(self.reward_weights.values()), np.float64)
+        if self.solitaire:
+            self._cfg[K.CFG_SEAT] = 0
+            self._cfg[[K.CFG_SOLO_FACTION, K.CFG_SOLO_TARGET]] = fi, target
+            self._cfg[K.CFG_SOLO_REWARD] = K.SOLO_REWARD_VP if reward == "vp" else K.SOLO_REWARD_WIN_LOSS
+            self.target_vp = target
+            self._kinds = np.zeros(0, np.int64)
+            self._weights = np.zeros(0, np.float64)
+        else:
+            self._kinds = np.asarray([REWARD_KINDS.index(k) for k in self.reward_weights], np.int64)
+            self._weights = np.asarray(list(self.reward_weights.values()), np.float64)
         n = self.num_envs
         self.S = np.zeros((n, L.STATE_SIZE), L.STATE_DTYPE)
         self.pol = np.full((n, L.MAX_PLAYERS), LEARNER, np.int64)
@@ -133,11 +155,11 @@ class VectorEnv:
         self.who = self.G[:, K.G_WHO]                 # the seat that decides next (-1: over)
         self._ended = np.zeros(n, np.int8)               # how the last call ended each episode (K.RUNNING ...)
         self._rewards = np.zeros(n, np.float32)
-        self._fin_obs = np.zeros((n, OBS_SIZE), np.float32)
+        self._fin_obs = np.zeros((n, self.obs_size), np.float32)
         self._fin_pol = np.zeros((n, L.MAX_PLAYERS), np.int64)
         self._fin_scores = np.zeros((n, L.MAX_PLAYERS, SCORE_TABLE_COLS), np.int64)
         self._legal = np.zeros((n, NUM_ACTIONS), np.int16)   # the learner's legal actions (kernels only)
-        self._obs = [np.zeros((n, OBS_SIZE), np.float32) for _ in range(2)]
+        self._obs = [np.zeros((n, self.obs_size), np.float32) for _ in range(2)]
         self._masks = [np.zeros((n, NUM_ACTIONS), np.int8) for _ in range(2)]
         self._buf = 0
         self._actions = None
@@ -148,7 +170,7 @@ class VectorEnv:
         self._ext_codes: dict[int, int] = {}         # id(policy) -> its seat code
         self._ext_count = 0                          # external codes handed out (never reused)
         self._code_labels = {LEARNER: "learner"}     # seat code -> label in infos
-        self.set_opponents(opponents, opponent_weights)
+        self.set_opponents(opponents, opponent_weights)     # (the solitaire game seats none of them)
 
     # ------------------------------------------------------------------ opponents
     def set_opponents(self, opponents: Sequence, weights: Sequence[float] | None = None) -> None:
@@ -246,8 +268,12 @@ class VectorEnv:
         g = self.G[b].tolist()
         info = {"seat": g[K.G_FIN_SEAT], "game_seed": g[K.G_FIN_SEED],
                 "opponents": [self._code_labels[c] for c in self._fin_pol[b, :self.num_players].tolist()]}
+        if self.solitaire:
+            info.update(opponents=[], player_vp=g[K.G_FIN_VP], target_vp=self.target_vp)
         if self._ended[b] == K.ILLEGAL:
             info["illegal_action"] = True
+        elif self.solitaire:
+            info["winner"] = bool(g[K.G_FIN_WIN])
         else:
             if self.score_info:
                 info["scores"] = score_rows(self._fin_scores[b], self.num_players)
@@ -366,6 +392,10 @@ class GymVectorEnv(gymnasium.vector.VectorEnv):
         self.copy = copy
         self.num_envs = self.engine.num_envs
         self.single_observation_space = observation_space()
+        if self.engine.solitaire:          # the solitaire Gymnasium env's dict layout (SolitaireEnv)
+            self.single_observation_space = spaces.Dict({
+                **self.single_observation_space.spaces,
+                "solitaire": spaces.Box(0.0, SOLO_HIGH, (len(SOLO_FEATURES),), np.float32)})
         self.single_action_space = self.engine.action_space
         self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, num_envs)
         self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, num_envs)
@@ -373,6 +403,8 @@ class GymVectorEnv(gymnasium.vector.VectorEnv):
     def _dict(self, obs, masks):
         if self.copy:
             obs, masks = obs.copy(), masks.copy()
+        if self.engine.solitaire:
+            return {"observation": obs[..., :OBS_SIZE], "action_mask": masks, "solitaire": obs[..., OBS_SIZE:]}
         return {"observation": obs, "action_mask": masks}
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -385,8 +417,7 @@ class GymVectorEnv(gymnasium.vector.VectorEnv):
         obs, masks, rewards, terminated, truncated, finals = self.engine.step_all(actions)
         infos: dict = {}
         for b, (fo, fm, info) in finals.items():
-            infos = self._add_info(infos, {"final_obs": {"observation": fo, "action_mask": fm},
-                                           "final_info": info}, b)
+            infos = self._add_info(infos, {"final_obs": self._dict(fo, fm), "final_info": info}, b)
         return self._dict(obs, masks), rewards, terminated, truncated, infos
 
     def action_masks(self) -> np.ndarray:
@@ -394,3 +425,18 @@ class GymVectorEnv(gymnasium.vector.VectorEnv):
 
     def close_extras(self, **kwargs):
         self.engine.close()
+
+
+def solitaire_vector_env(num_envs: int = 8, faction: str | None = None, target_vp: int = L.SOLO_DEFAULT_TARGET,
+                         reward: str = "vp", obs_mode: str = "dict", illegal_penalty: float = -1.0,
+                         variant: str = "standard", card_set: str | None = None, **kwargs) -> GymVectorEnv:
+    """`gymnasium.make_vec("Versailles1919Solitaire-v2", num_envs=N, ...)`: N solitaire games in the
+    compiled vector env, with the options of the single SolitaireEnv (dict observations only:
+    observation, action_mask and the solitaire features)."""
+    if obs_mode != "dict":
+        raise ValueError(f"obs_mode: the solitaire vector env gives dict observations, got {obs_mode!r}")
+    bad = sorted(set(kwargs) - {"seed", "copy", "score_info"})
+    if bad:
+        raise ValueError(f"unknown option(s) {', '.join(bad)} for the solitaire vector env")
+    return GymVectorEnv(num_envs=num_envs, num_players=1, faction=faction, target_vp=target_vp, reward=reward,
+                        illegal_penalty=illegal_penalty, variant=variant, card_set=card_set, **kwargs)

@@ -24,6 +24,12 @@ so a game replays from its seed whatever the opponents draw.
 Episodes are drawn from `ep_rng` (uint64[1], splitmix64 counter): the game seed, the learner's
 seat (unless fixed), and each opponent seat's pool entry by cumulative weight.
 
+The solitaire game (`cfg[CFG_PLAYERS] == 1`): the learner is the player (seat 0, every decision
+is its own; the bots play inside the core), there are no opponents, and the observation row is the
+core observation followed by the solitaire features (`write_solo_features`, the layout of
+v1919_env.envs.solitaire_features.SOLO_FEATURES); the reward is the VP scored in the step
+(`SOLO_REWARD_VP`) or +1 / -1 at the end, won / lost at the level (`SOLO_REWARD_WIN_LOSS`).
+
 Like the rules core, the kernels run without numba's reference counting (`_nrt=False`, see
 core/stack.py): their scratch arrays live on the stack.
 
@@ -35,27 +41,37 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from v1919_env.core.board import n_players
+from v1919_env.core.board import faction_strengths, n_players
 from v1919_env.core.bots import POLICY_NAMES, policy_action
-from v1919_env.core.layout import GAME_OVER, MAX_LEGAL, MAX_PLAYERS, PENDING_PLAYER, SEATING
-from v1919_env.core.observe import observe, observe_and_mask
+from v1919_env.core.layout import (GAME_OVER, MAX_LEGAL, MAX_PLAYERS, PENDING_FACTION, PENDING_PLAYER, SEATING,
+                                   SOLO_FACTION, SOLO_FACTIONS, SOLO_TARGET, SOLO_VP)
+from v1919_env.core.observe import OBS_SIZE, observe, observe_and_mask
 from v1919_env.core.scoring import SC_CONTROLLED, SC_LEVEL, SC_TOTAL, score_table
+from v1919_env.core.setup import new_game
+from v1919_env.core.solo import solo_configure
 from v1919_env.core.stack import stack_empty
-from v1919_env.core.step import apply_action, init_game, legal, try_step
+from v1919_env.core.step import apply_action, legal, run, try_step
 from v1919_env.rewards import REWARD_KINDS
 
 LEARNER = -1
 COMPILED_POLICIES = {name: code for code, name in enumerate(POLICY_NAMES)}
 """Compiled agents the kernels play (v1919_env.core.bots policy codes), by agent name."""
 
-# G columns
-G_SEAT, G_SEED, G_WHO, G_LEN, G_FIN_SEAT, G_FIN_SEED, G_FIN_LEN, G_FIN_WIN, G_NLEGAL = range(9)
-G_COLS = 9
+# G columns (G_FIN_VP: the solitaire player's final VP)
+G_SEAT, G_SEED, G_WHO, G_LEN, G_FIN_SEAT, G_FIN_SEED, G_FIN_LEN, G_FIN_WIN, G_NLEGAL, G_FIN_VP = range(10)
+G_COLS = 10
 # ends[b] (int8, one per game): what this call did to the game's episode
 RUNNING, TERMINATED, TRUNCATED, ILLEGAL = 0, 1, 2, 3
 # cfg entries (int64)
 CFG_PLAYERS, CFG_VARIANT, CFG_NEGOTIATION, CFG_SEAT, CFG_SEATING = 0, 1, 2, 3, 4
-CFG_SIZE = CFG_SEATING + MAX_PLAYERS          # seating: the players clockwise, -1 = the setup's order
+# seating: the players clockwise, -1 = the setup's order; then the solitaire game's starting faction
+# (-1: the rules' default), level and reward kind
+CFG_SOLO_FACTION = CFG_SEATING + MAX_PLAYERS
+CFG_SOLO_TARGET, CFG_SOLO_REWARD = CFG_SOLO_FACTION + 1, CFG_SOLO_FACTION + 2
+CFG_SIZE = CFG_SOLO_FACTION + 3
+SOLO_REWARD_VP, SOLO_REWARD_WIN_LOSS = 0, 1
+SOLO_FEATURE_COUNT = 11               # v1919_env.envs.solitaire_features.SOLO_FEATURES
+SOLO_SCALE, SOLO_HIGH = 20.0, 50.0    # v1919_env.envs.solitaire_features
 # reward kinds as the kernel numbers them (rw rows: kind, weight)
 RW_WIN_LOSS, RW_RANK, RW_SCORE_MARGIN = (REWARD_KINDS.index(k) for k in ("win_loss", "rank", "score_margin"))
 
@@ -63,6 +79,31 @@ RW_WIN_LOSS, RW_RANK, RW_SCORE_MARGIN = (REWARD_KINDS.index(k) for k in ("win_lo
 def external_code(slot: int) -> int:
     """Seat code of external policy slot `slot` (0, 1, ...)."""
     return -2 - slot
+
+
+@njit(cache=True, _nrt=False)
+def write_solo_features(s, T, out):
+    """The solitaire features (solitaire_features.solo_features, in its order) into out[0:11]: the
+    controlled faction and the faction the decision is for (one-hot), the VP, the level and the
+    three faction strengths, each / SOLO_SCALE, capped at SOLO_HIGH."""
+    out[:SOLO_FEATURE_COUNT] = 0.0
+    out[s[SOLO_FACTION]] = 1.0
+    if s[GAME_OVER] == 0:
+        out[3 + s[PENDING_FACTION]] = 1.0
+    out[6] = min(s[SOLO_VP] / SOLO_SCALE, SOLO_HIGH)
+    out[7] = min(s[SOLO_TARGET] / SOLO_SCALE, SOLO_HIGH)
+    st = faction_strengths(s, T)
+    for f in range(SOLO_FACTIONS):
+        out[8 + f] = min(st[f] / SOLO_SCALE, SOLO_HIGH)
+
+
+@njit(cache=True, _nrt=False)
+def observe_learner(s, T, seat, out):
+    """The learner's observation row: the core observation, then (a solitaire row is wider) the
+    solitaire features."""
+    observe(s, T, seat, out[:OBS_SIZE])
+    if out.shape[0] > OBS_SIZE:
+        write_solo_features(s, T, out[OBS_SIZE:])
 
 
 @njit(cache=True, _nrt=False)
@@ -148,10 +189,14 @@ def _new_episode(b, S, T, cfg, pool_codes, pool_cum, ep_rng, pol, rng, G, buf):
                 j += 1
             pol[b, p] = pool_codes[j]
     s = S[b]
-    init_game(s, T, n, seed, cfg[CFG_VARIANT], cfg[CFG_NEGOTIATION])
-    if cfg[CFG_SEATING] >= 0:                    # nothing before the first decision uses it (Game.new)
-        for i in range(n):
+    # as Game.new: the setup, the seating, the solitaire's faction and level, then play to a decision
+    new_game(s, T, n, seed, cfg[CFG_VARIANT], cfg[CFG_NEGOTIATION])
+    if cfg[CFG_SEATING] >= 0:
+        for i in range(SOLO_FACTIONS if n == 1 else n):
             s[SEATING + i] = cfg[CFG_SEATING + i]
+    if n == 1:
+        solo_configure(s, cfg[CFG_SOLO_FACTION], cfg[CFG_SOLO_TARGET])
+    run(s, T, 0, -1)
     rng[b] = np.uint64(seed) * np.uint64(2) + np.uint64(1)
     G[b, G_SEAT] = seat
     G[b, G_SEED] = seed
@@ -160,15 +205,22 @@ def _new_episode(b, S, T, cfg, pool_codes, pool_cum, ep_rng, pol, rng, G, buf):
 
 
 @njit(cache=True, _nrt=False)
-def _end_episode(b, status, S, T, kinds, weights, penalty, pol, G, rewards, ends, fin_obs, fin_pol, fin_scores):
+def _end_episode(b, status, S, T, cfg, kinds, weights, penalty, pol, G, rewards, ends, fin_obs, fin_pol, fin_scores):
     """Record game b's ended episode (status TERMINATED, TRUNCATED or ILLEGAL): its reward, the
-    learner's final observation, the episode record and the final score table."""
+    learner's final observation, the episode record and the final score table (the solitaire
+    game: the player's VP, won at the level; its reward adds to the step's VP reward)."""
     s = S[b]
     seat = G[b, G_SEAT]
-    observe(s, T, seat, fin_obs[b])
+    observe_learner(s, T, seat, fin_obs[b])
+    G[b, G_FIN_VP] = s[SOLO_VP]
     if status == ILLEGAL:
         rewards[b] = penalty
         G[b, G_FIN_WIN] = 0
+    elif cfg[CFG_PLAYERS] == 1:
+        won = s[SOLO_VP] >= s[SOLO_TARGET]
+        G[b, G_FIN_WIN] = 1 if won else 0
+        if cfg[CFG_SOLO_REWARD] == SOLO_REWARD_WIN_LOSS:
+            rewards[b] += 1.0 if won else -1.0
     else:
         win = score_table(s, T, fin_scores[b])
         rewards[b] = terminal_reward(s, seat, kinds, weights, fin_scores[b], win)
@@ -188,12 +240,13 @@ def _settle(b, S, T, cfg, pool_codes, pool_cum, ep_rng, kinds, weights, penalty,
     observation and mask; returns 1 if the game now waits on an external seat (nothing written)."""
     if G[b, G_WHO] < 0:
         status = TRUNCATED if S[b, GAME_OVER] == 2 else TERMINATED
-        _end_episode(b, status, S, T, kinds, weights, penalty, pol, G, rewards, ends, fin_obs, fin_pol, fin_scores)
+        _end_episode(b, status, S, T, cfg, kinds, weights, penalty, pol, G, rewards, ends, fin_obs, fin_pol,
+                     fin_scores)
         _new_episode(b, S, T, cfg, pool_codes, pool_cum, ep_rng, pol, rng, G, buf)
     w = G[b, G_WHO]
     if w >= 0 and w != G[b, G_SEAT]:
         return 1
-    observe(S[b], T, w, obs[b])
+    observe_learner(S[b], T, w, obs[b])
     n = legal(S[b], T, buf)
     m = masks[b]
     m[:] = 0
@@ -239,10 +292,14 @@ def vector_step(S, T, actions, cfg, pool_codes, pool_cum, ep_rng, kinds, weights
                     ok = True
                     break
         if ok:
+            vp = s[SOLO_VP]
             apply_action(s, T, a)
             G[b, G_WHO] = advance(s, T, pol[b], buf, rng[b:b + 1])
+            if cfg[CFG_PLAYERS] == 1 and cfg[CFG_SOLO_REWARD] == SOLO_REWARD_VP:
+                rewards[b] = s[SOLO_VP] - vp          # the VP scored in this step (EN:877-881)
         else:
-            _end_episode(b, ILLEGAL, S, T, kinds, weights, penalty, pol, G, rewards, ends, fin_obs, fin_pol, fin_scores)
+            _end_episode(b, ILLEGAL, S, T, cfg, kinds, weights, penalty, pol, G, rewards, ends, fin_obs, fin_pol,
+                         fin_scores)
             _new_episode(b, S, T, cfg, pool_codes, pool_cum, ep_rng, pol, rng, G, buf)
         waiting += _settle(b, S, T, cfg, pool_codes, pool_cum, ep_rng, kinds, weights, penalty, pol, rng, G, obs,
                            masks, rewards, ends, fin_obs, fin_pol, fin_scores, legal_ids, buf)
