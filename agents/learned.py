@@ -8,27 +8,38 @@ logits). `deterministic=True` plays the most probable action; `False` samples fr
 distribution with the agent's own seeded generator, so a seeded game replays exactly.
 
 `path` may also be an RLlib checkpoint directory (`v1919 train-rllib`; agents/learned_rllib.py).
-Without `path` the agent plays the shipped weights (`DEFAULT_WEIGHTS`, trained by
-`v1919 train configs/train/ppo_4p.yaml`; see docs/training.md).
+Without `path` the agent plays the shipped weights of the game's player count (`SHIPPED_WEIGHTS`,
+made by `SHIPPED_CONFIGS`; docs/training.md): it loads the 4-player weights (`DEFAULT_WEIGHTS`) and
+switches at the first decision of a game of another count.
 
 torch and sb3-contrib are imported only when the agent is built (the core imports without them),
 and torch is limited to one thread.
 """
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import numpy as np
 
 from v1919_env.actions import NUM_ACTIONS
 from v1919_env.core.observe import OBS_SIZE, obs_slices
+from v1919_env.envs.solitaire_features import SOLO_FEATURES, solo_features
 
-from .base import Agent, register
+from .base import Agent, register, require_game
 
-DEFAULT_WEIGHTS = Path(__file__).parent / "weights" / "ppo_4p.zip"
+WEIGHTS_DIR = Path(__file__).parent / "weights"
+DEFAULT_WEIGHTS = WEIGHTS_DIR / "ppo_4p.zip"
+SHIPPED_WEIGHTS = {1: WEIGHTS_DIR / "solitaire.zip", 2: WEIGHTS_DIR / "league_2p.zip",
+                   3: WEIGHTS_DIR / "league_3p.zip", 4: DEFAULT_WEIGHTS}
+"""The `learned` agent's weights by player count (1: the solitaire game), and the configs that made them."""
+SHIPPED_CONFIGS = {1: "configs/train/solitaire.yaml", 2: "configs/train/league_2p.yaml",
+                   3: "configs/train/league_3p.yaml", 4: "configs/train/ppo_4p.yaml"}
 # observation sizes a checkpoint may have been trained on: this version's, and earlier versions'
 # that are prefixes of it (version 1 ended before `seat_nation`)
 PREFIX_SIZES = {OBS_SIZE: 2, obs_slices()["seat_nation"][0]: 1}
+SOLO_OBS_SIZE = OBS_SIZE + len(SOLO_FEATURES)      # the solitaire rows of the vector env
+logger = logging.getLogger(__name__)
 
 
 @register("learned")
@@ -49,14 +60,26 @@ class LearnedAgent(Agent):
         self.deterministic = bool(deterministic)
         self.seed = seed
         self.rng = np.random.default_rng(seed)
+        self.solitaire = False
+        self.device = device
+        # without a path: the shipped weights of the game's player count, switched at the first
+        # decision of a game of another count (act() needs the game for that)
+        self.by_players = path is None
+        self.players = 4 if self.by_players else None
+        self._loaded: dict[int, tuple] = {}
         if self.rllib is not None:
             return
+        self._load_zip(p)
+        self.needs_game = self.solitaire or self.by_players
+
+    def _load_zip(self, p: Path) -> None:
+        """Load a MaskablePPO checkpoint and check its spaces against this environment's."""
         import torch
         from sb3_contrib import MaskablePPO
 
         torch.set_num_threads(1)
         try:
-            self.model = MaskablePPO.load(str(p), device=device)
+            self.model = MaskablePPO.load(str(p), device=self.device)
         except Exception as e:         # a zip that is not a MaskablePPO checkpoint, a broken file
             raise ValueError(f"cannot load {str(p)!r} as a MaskablePPO checkpoint: {type(e).__name__}: {e}") from e
         space = self.model.observation_space
@@ -67,15 +90,41 @@ class LearnedAgent(Agent):
         else:
             shape, self.dict_obs = space.shape, False
         # an observation version that only appended slices keeps the older one as its prefix
-        # (docs/versioning.md): an older checkpoint is fed the prefix it was trained on
-        if len(shape) != 1 or shape[0] not in PREFIX_SIZES:
+        # (docs/versioning.md): an older checkpoint is fed the prefix it was trained on;
+        # a solitaire checkpoint (the vector env's num_players=1 rows) also reads the solitaire features
+        self.solitaire = len(shape) == 1 and shape[0] == SOLO_OBS_SIZE
+        if len(shape) != 1 or (shape[0] not in PREFIX_SIZES and not self.solitaire):
             raise ValueError(f"{p.name}: the policy observes shape {tuple(shape)}, this environment {(OBS_SIZE,)} "
-                             f"(or a prefix of an earlier observation version: {sorted(PREFIX_SIZES)})")
+                             f"(or a prefix of an earlier observation version: {sorted(PREFIX_SIZES)}; or the "
+                             f"solitaire game's {SOLO_OBS_SIZE})")
         self.obs_size = int(shape[0])
         n = getattr(self.model.action_space, "n", None)
         if n != NUM_ACTIONS:
             raise ValueError(f"{p.name}: the policy has {n} actions, this environment {NUM_ACTIONS}")
         self._torch = torch
+
+    def _use_players(self, n: int) -> None:
+        """Play the shipped weights of the n-player game (1: the solitaire), loaded once."""
+        if n == self.players:
+            return
+        state = ("model", "dict_obs", "solitaire", "obs_size", "path")
+        self._loaded[self.players] = tuple(getattr(self, k) for k in state)
+        if n not in self._loaded:
+            p = SHIPPED_WEIGHTS.get(n)
+            if p is None or not p.is_file():       # none shipped: the 4-player weights play it (they did before)
+                logger.warning(f"learned: no shipped weights for the {n}-player game ({p}); the 4-player weights "
+                               f"play it (train them: `v1919 train {SHIPPED_CONFIGS.get(n)}`, then path=...)")
+                self._loaded[n] = self._loaded[4]
+                for k, v in zip(state, self._loaded[n]):
+                    setattr(self, k, v)
+                self.players = n
+                return
+            self._load_zip(p)
+            self.path = str(p)
+        else:
+            for k, v in zip(state, self._loaded[n]):
+                setattr(self, k, v)
+        self.players = n
 
     def reset(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(self.seed if seed is None else seed)
@@ -125,6 +174,10 @@ class LearnedAgent(Agent):
     def act(self, observation, action_mask, game=None) -> int:
         if not action_mask.any():
             raise ValueError("no legal action in the mask")
+        if self.by_players and game is not None:
+            self._use_players(1 if game.solitaire else game.num_players)
+        if self.solitaire and observation.shape[-1] == OBS_SIZE:
+            observation = np.concatenate([observation, solo_features(require_game(self, game))])
         probs = self.action_probabilities(observation, action_mask)
         if self.deterministic:
             return int(np.argmax(probs))

@@ -12,34 +12,11 @@ of decisions per game show an agent that scores by making the game long (docs/so
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
-from tqdm import tqdm
 
-from agents.play import build_agents, parse_agents_arg, run_game
-from agents.tournament.stats import wilson_interval
-
-
-def measure(spec: dict, games: int, seed0: int, solitaire: dict, levels=(20, 25)) -> dict:
-    """Play `games` solitaire games (seeds seed0..) with one agent: its final VP of every game, mean
-    and standard error, and per level the games won with their Wilson 95% interval."""
-    vps, decisions, t0 = [], [], time.perf_counter()
-    for k in tqdm(range(games), desc=spec["label"], leave=False):
-        agent = build_agents([spec])[0]
-        rec = run_game([agent], [spec], num_players=1, seed=seed0 + k, solitaire=solitaire)
-        agent.close()
-        if rec["result"]["forfeit"] is not None:
-            raise SystemExit(f"{spec['label']} forfeited game {seed0 + k}: {rec['result']['forfeit']}")
-        vps.append(rec["result"]["scores"][0]["total"])
-        decisions.append(rec["result"]["decisions"])
-    v = np.asarray(vps, float)
-    wins = {level: int((v >= level).sum()) for level in levels}
-    return {"agent": spec["label"], "games": games, "vp": [int(x) for x in v], "mean_vp": v.mean(),
-            "se": v.std(ddof=1) / np.sqrt(len(v)) if len(v) > 1 else float("nan"), "max_vp": int(v.max()),
-            "wins": wins, "win_intervals": {level: wilson_interval(w, games) for level, w in wins.items()},
-            "decisions": float(np.mean(decisions)), "max_decisions": int(max(decisions)),
-            "s_per_game": (time.perf_counter() - t0) / games}
+from agents.play import parse_agents_arg
+from agents.solitaire_score import measure
 
 
 def plot_distribution(results: list[dict], path: str, target: int, levels) -> None:
@@ -81,7 +58,10 @@ def main() -> None:
           + " ".join(f"{'won at ' + str(lv):>22}" for lv in a.levels) + f" {'decisions':>10} {'(max)':>7} {'s/game':>7}")
     results = []
     for spec in parse_agents_arg(a.agents):
-        r = measure(spec, a.games, a.seed, solitaire, a.levels)
+        try:
+            r = measure(spec, a.games, a.seed, solitaire, a.levels)
+        except RuntimeError as e:          # the agent forfeited a game
+            raise SystemExit(str(e)) from None
         results.append(r)
         won = " ".join(f"{100 * r['wins'][lv] / r['games']:>6.1f}% [{100 * r['win_intervals'][lv][0]:>4.1f}, "
                        f"{100 * r['win_intervals'][lv][1]:>4.1f}]" for lv in a.levels)

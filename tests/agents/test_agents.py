@@ -325,3 +325,25 @@ def test_learned_rejects_a_checkpoint_of_another_observation_size(tmp_path):
     MaskablePPO("MlpPolicy", Env(), n_steps=8, batch_size=8).save(tmp_path / "small.zip")
     with pytest.raises(ValueError, match=r"observes shape \(100,\)"):
         LearnedAgent(path=str(tmp_path / "small.zip"))
+
+
+def test_learned_default_weights_follow_the_player_count(tmp_path, monkeypatch, caplog):
+    """Without a path the agent plays the shipped weights of the game's player count, switching at the
+    first decision; a count without shipped weights is played by the 4-player weights, with a warning."""
+    import shutil
+
+    import agents.learned as learned
+    from agents.learned import LearnedAgent
+
+    three = tmp_path / "three.zip"
+    shutil.copy(learned.DEFAULT_WEIGHTS, three)
+    monkeypatch.setitem(learned.SHIPPED_WEIGHTS, 3, three)
+    monkeypatch.setitem(learned.SHIPPED_WEIGHTS, 2, tmp_path / "missing.zip")
+    agent = LearnedAgent()
+    assert agent.needs_game and agent.players == 4
+    for n, path in ((3, str(three)), (4, str(learned.DEFAULT_WEIGHTS)), (2, str(learned.DEFAULT_WEIGHTS))):
+        g = Game.new(n, seed=1)
+        obs, mask = observe_seat(g, g.current_player)
+        a = agent.act(obs, mask, game=g.clone())
+        assert mask[a] and agent.players == n and agent.path == path
+    assert "no shipped weights for the 2-player game" in caplog.text
