@@ -80,7 +80,7 @@ def test_documented_entry_points_import():
             "from v1919_env.game import Game as G2\n"
             "from v1919_env.compat import SelfPlayEnv, parallel_env, torchrl_env, rllib_env\n"
             "assert Game is G2\n"
-            "for i in ('Versailles1919-v2', 'Versailles1919Solitaire-v2'):\n"
+            "for i in ('Versailles1919-v2', 'Versailles1919Solitaire-v2', 'Versailles1919SelfPlay-v2'):\n"
             "    gymnasium.spec(i)\n")
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr

@@ -11,7 +11,7 @@ also import `agents` and `training`. tests/test_layout.py checks the order.
 from importlib import metadata as _metadata
 
 from .cards import CardDataError, CardSet, load_card_set
-from .envs.versions import GYM_ID, SOLITAIRE_GYM_ID
+from .envs.versions import GYM_ID, SELFPLAY_GYM_ID, SOLITAIRE_GYM_ID
 
 try:
     __version__ = _metadata.version("v1919-env")
@@ -48,7 +48,11 @@ def _register() -> None:
         gymnasium.register(id=GYM_ID, entry_point="v1919_env.envs.gymnasium_env:Versailles1919Env",
                            vector_entry_point="v1919_env.envs.vector_env:GymVectorEnv")
     if SOLITAIRE_GYM_ID not in gymnasium.registry:
-        gymnasium.register(id=SOLITAIRE_GYM_ID, entry_point="v1919_env.envs.solitaire_gym:SolitaireEnv")
+        gymnasium.register(id=SOLITAIRE_GYM_ID, entry_point="v1919_env.envs.solitaire_gym:SolitaireEnv",
+                           vector_entry_point="v1919_env.envs.vector_env:solitaire_vector_env")
+    if SELFPLAY_GYM_ID not in gymnasium.registry:
+        # one learner plays every seat of one game (v1919_env.compat.SelfPlayEnv); kwargs are its options
+        gymnasium.register(id=SELFPLAY_GYM_ID, entry_point="v1919_env.envs.compat:SelfPlayEnv")
 
 
 _register()
