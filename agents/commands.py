@@ -170,7 +170,8 @@ def cmd_tournament(args) -> int:
         # agents of a user's module run only in the workers, where a crash forfeits one game
         precompile(cfg.agents, cfg.num_players, cfg.variant, builtin_only=True)
         try:
-            run = play_games(cfg, out, workers=args.workers, progress=not args.no_progress)
+            run = play_games(cfg, out, workers=args.workers, progress=not args.no_progress,
+                             ray=getattr(args, "ray", None))
         except TournamentInterrupted as e:
             print(str(e), file=sys.stderr)
             code = 128 + e.signal               # 130 after Ctrl-C, 143 after SIGTERM
@@ -180,7 +181,11 @@ def cmd_tournament(args) -> int:
             _err(str(e))
             return 2
         else:
-            print(f"played {run['played']} games in {run['seconds']:.1f} s ({run['kept']} kept from before)")
+            where = ""
+            if run.get("nodes"):
+                where = f" on {len(run['nodes'])} Ray node(s): " + ", ".join(
+                    f"{node[:12]} {n}" for node, n in sorted(run["nodes"].items()))
+            print(f"played {run['played']} games in {run['seconds']:.1f} s ({run['kept']} kept from before){where}")
             if run["failed"]:
                 _err(f"{len(run['failed'])} game(s) failed and were not recorded (rerun to retry): " +
                      "; ".join(f"game {k}: {v}" for k, v in sorted(run["failed"].items())[:5]))

@@ -4,6 +4,9 @@ and evaluations, each in a fresh temporary run directory.
 
     python -m training.bench configs/train/ppo_4p.yaml --steps 100000
     python -m training.bench configs/train/ppo_4p.yaml --steps 100000 --set env.num_envs=64 ppo.n_epochs=4
+
+`--rllib` (first) measures an RLlib config instead: `python -m training.bench --rllib CONFIG [...]`
+(training/rllib/bench.py: sampling, learner and whole-iteration env steps/s).
 """
 from __future__ import annotations
 
@@ -13,16 +16,7 @@ import tempfile
 
 import yaml
 
-
-def _override(raw: dict, assignment: str) -> None:
-    key, _, value = assignment.partition("=")
-    if not value:
-        raise SystemExit(f"--set {assignment!r}: expected key.path=value")
-    node = raw
-    parts = key.split(".")
-    for k in parts[:-1]:
-        node = node.setdefault(k, {})
-    node[parts[-1]] = yaml.safe_load(value)
+from .config import set_value
 
 
 def measure(raw: dict, steps: int) -> dict:
@@ -42,9 +36,17 @@ def measure(raw: dict, steps: int) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
+    import sys
+
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["--rllib"]:
+        from .rllib.bench import main as rllib_main
+
+        return rllib_main(argv[1:])
     ap = argparse.ArgumentParser(prog="python -m training.bench", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("configs", nargs="+", help="training configs (YAML)")
+    ap.add_argument("configs", nargs="+", help="training configs (YAML); --rllib first: RLlib configs, see "
+                                                "training/rllib/bench.py")
     ap.add_argument("--steps", type=int, default=100_000, help="learner steps per config")
     ap.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE", help="overrides, e.g. ppo.n_epochs=4")
     args = ap.parse_args(argv)
@@ -52,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
         with open(path) as fh:
             raw = yaml.safe_load(fh) or {}
         for a in args.set:
-            _override(raw, a)
+            set_value(raw, a)
         r = measure(raw, args.steps)
         print(f"{path} {' '.join(args.set)}: {r['steps']:,} learner steps in {r['seconds']:.1f} s = "
               f"{r['steps_per_s']:,.0f} steps/s", flush=True)

@@ -2,7 +2,7 @@
 
     name: rulebot_4p              # run name (default: the file's stem); the run directory is runs/train/<name>
     seed: 0
-    num_players: 4
+    num_players: 4                # 1: the solitaire game (reward vp or win_loss; solitaire: {faction, target_vp})
     variant: standard
     reward: win_loss              # win_loss | rank | score_margin, or weights {win_loss: 1.0, score_margin: 0.2}
     budget: {steps: 2000000}      # and/or {minutes: 60}: training stops at the first reached
@@ -15,7 +15,8 @@
     policy: {trunk: [256], pi: [128], vf: [128], activation: relu}
     ppo: {learning_rate: 3.0e-4, n_steps: 128, batch_size: 1024, n_epochs: 4, gamma: 0.995, ...}
     evaluation: {every_steps: 200000, games: 100, final_games: 400, opponents: [random, rulebot],
-                 workers: 0, deterministic: true}
+                 workers: 0, deterministic: true,
+                 ray: null}               # null: worker processes here; local, auto or HOST:PORT: on Ray
     checkpoint_every_steps: 100000
     init_from: null               # a MaskablePPO .zip to start from (an earlier observation version's too)
     pretrain: {teacher: rulebot, decisions: 600000, epochs: 3, batch_size: 512, learning_rate: 1.0e-3,
@@ -52,9 +53,10 @@ DEFAULTS = {
             "gae_lambda": 0.95, "clip_range": 0.2, "ent_coef": 0.01, "vf_coef": 0.5, "max_grad_norm": 0.5,
             "normalize_advantage": True, "target_kl": None},
     "evaluation": {"every_steps": 200_000, "games": 100, "final_games": 400, "opponents": ["random", "rulebot"],
-                   "workers": 0, "deterministic": True},
+                   "workers": 0, "deterministic": True, "ray": None},
     "checkpoint_every_steps": 100_000,
     "init_from": None,
+    "solitaire": {"faction": None, "target_vp": 20},
     "pretrain": {"teacher": None, "decisions": 500_000, "epochs": 3, "batch_size": 512, "learning_rate": 1.0e-3,
                  "value_coef": 0.5, "holdout": 0.02},
 }
@@ -116,6 +118,29 @@ def _variant(variant) -> None:
         raise ConfigError(f"variant: {e}") from None
 
 
+def _solitaire(cfg: dict) -> None:
+    """The solitaire game's fields: its reward (the player's VP or the win), starting faction and level;
+    no opponents (the bots play inside the game) and no imitation warm start."""
+    from v1919_env.envs.solitaire_features import SOLO_REWARDS
+    from v1919_env.game import solo_config
+
+    if cfg["reward"] not in SOLO_REWARDS:
+        raise ConfigError(f"reward: the solitaire game (num_players 1) pays one of {', '.join(SOLO_REWARDS)}, "
+                          f"got {cfg['reward']!r}")
+    solo = cfg["solitaire"]
+    try:
+        solo_config(True, solo["faction"], solo["target_vp"], False)
+    except ValueError as e:
+        field = "solitaire.faction" if "faction" in str(e) else "solitaire.target_vp"
+        raise ConfigError(f"{field}: {e}") from None
+    if set(cfg["opponents"]) - {"random"} or cfg["opponents"].get("random", 1.0) != 1.0:
+        raise ConfigError(f"opponents: the solitaire game has none (the two bots play inside it), got "
+                          f"{cfg['opponents']!r}")
+    if cfg["pretrain"]["teacher"] is not None:
+        raise ConfigError("pretrain.teacher: no imitation warm start in the solitaire game (the rule bot is no "
+                          "solitaire player); set it to null")
+
+
 def validate(cfg: dict) -> dict:
     """Check every field of a merged config; returns it."""
     from agents.base import agent_names, parse_agent_spec
@@ -123,13 +148,16 @@ def validate(cfg: dict) -> dict:
     from v1919_env.envs.vector_kernels import COMPILED_POLICIES
 
     _number(cfg, "seed", int, 0, SEED_MAX)
-    if cfg["num_players"] not in (2, 3, 4) or isinstance(cfg["num_players"], bool):
-        raise ConfigError(f"num_players: 2, 3 or 4, got {cfg['num_players']!r}")
+    if cfg["num_players"] not in (1, 2, 3, 4) or isinstance(cfg["num_players"], bool):
+        raise ConfigError(f"num_players: 1 (the solitaire game), 2, 3 or 4, got {cfg['num_players']!r}")
     _variant(cfg["variant"])
-    try:
-        reward_weights(cfg["reward"])
-    except ValueError as e:
-        raise ConfigError(f"reward: {e} (kinds: {', '.join(REWARD_KINDS)})") from None
+    if cfg["num_players"] == 1:
+        _solitaire(cfg)
+    else:
+        try:
+            reward_weights(cfg["reward"])
+        except ValueError as e:
+            raise ConfigError(f"reward: {e} (kinds: {', '.join(REWARD_KINDS)})") from None
     _number(cfg, "budget.steps", int, 1, allow_none=True)
     _number(cfg, "budget.minutes", (int, float), 0, allow_none=True)
     if cfg["budget"]["steps"] is None and cfg["budget"]["minutes"] is None:
@@ -175,6 +203,16 @@ def validate(cfg: dict) -> dict:
             raise ConfigError(f"evaluation.{k}: a multiple of num_players ({cfg['num_players']}: the tournament "
                               f"rotates the seats), got {ev[k]}")
     _number(cfg, "evaluation.workers", int, 0)
+    if ev["ray"] is not None:
+        from agents.tournament.ray_pool import check_address
+        try:
+            if not isinstance(ev["ray"], str):
+                raise ValueError(ev["ray"])
+            check_address(ev["ray"])
+        except ValueError:
+            raise ConfigError(f"evaluation.ray: null (worker processes on this machine), local (a Ray instance "
+                              f"started for each evaluation), auto or HOST:PORT (a Ray cluster), got "
+                              f"{ev['ray']!r}") from None
     if not isinstance(ev["opponents"], list) or not ev["opponents"]:
         raise ConfigError(f"evaluation.opponents: a list of agent specs (name or name:key=value,...), "
                           f"got {ev['opponents']!r}")
@@ -223,6 +261,19 @@ def load_config(path) -> dict:
     from agents.tournament.config import read_yaml_config
 
     return read_yaml_config(path, lambda raw, name: config_from_dict(raw, name=name), ConfigError)
+
+
+def set_value(raw: dict, assignment: str) -> None:
+    """Apply a command line's `key.path=value` (the value read as YAML) to a decoded config mapping
+    (the benches' --set)."""
+    key, _, value = assignment.partition("=")
+    if not value:
+        raise SystemExit(f"--set {assignment!r}: expected key.path=value")
+    node = raw
+    parts = key.split(".")
+    for k in parts[:-1]:
+        node = node.setdefault(k, {})
+    node[parts[-1]] = yaml.safe_load(value)
 
 
 def dump_config(cfg: dict) -> str:

@@ -27,7 +27,9 @@ class SB3VectorEnv(VectorEnv, VecEnv):
 def make_vec_env(cfg: dict, opponents, weights, seed: int) -> tuple[VecMonitor, SB3VectorEnv]:
     """(the env the learner sees: monitored for episode statistics, the vector env itself) from a
     resolved training config and the opponent pool's entries."""
+    solo = {"faction": cfg["solitaire"]["faction"], "target_vp": cfg["solitaire"]["target_vp"]} \
+        if cfg["num_players"] == 1 else {}
     env = SB3VectorEnv(num_envs=cfg["env"]["num_envs"], num_players=cfg["num_players"], opponents=opponents,
                        opponent_weights=weights, seat=cfg["env"]["seat"], reward=cfg["reward"], seed=seed,
-                       variant=cfg["variant"], illegal_penalty=cfg["env"]["illegal_penalty"])
+                       variant=cfg["variant"], illegal_penalty=cfg["env"]["illegal_penalty"], **solo)
     return VecMonitor(env), env

@@ -21,10 +21,13 @@ def plot_learning_curve(csv_path, png_path, title: str = "", num_players: int = 
     for opp in dict.fromkeys(r["opponent"] for r in rows):
         rs = sorted((r for r in rows if r["opponent"] == opp), key=lambda r: r["step"])
         x = [r["step"] for r in rs]
-        ax.plot(x, [r["win_rate"] for r in rs], marker="o", label=f"vs {num_players - 1} x {opp}")
+        label = "solitaire: games won at the level" if num_players == 1 else f"vs {num_players - 1} x {opp}"
+        ax.plot(x, [r["win_rate"] for r in rs], marker="o", label=label)
         ax.fill_between(x, [r["win_low"] for r in rs], [r["win_high"] for r in rs], alpha=0.2)
-        ax2.plot(x, [r["mean_total"] for r in rs], marker="o", label=f"vs {num_players - 1} x {opp}")
-    ax.axhline(1.0 / num_players, color="grey", linestyle="--", linewidth=1, label=f"equal share 1/{num_players}")
+        ax2.plot(x, [r["mean_total"] for r in rs], marker="o",
+                 label="solitaire: the player's VP" if num_players == 1 else label)
+    if num_players > 1:
+        ax.axhline(1.0 / num_players, color="grey", linestyle="--", linewidth=1, label=f"equal share 1/{num_players}")
     ax.set_ylim(0, 1)
     ax.set_xlabel("learner steps")
     ax.set_ylabel("win rate (95% Wilson interval)")

@@ -53,6 +53,19 @@ def add_solitaire_options(parser: argparse.ArgumentParser) -> None:
                         help="the solitaire level: the VP the player needs to win, 1..999 (default 20)")
 
 
+def ray_address_arg(text: str) -> str:
+    """argparse type of --ray's ADDRESS: local, auto or HOST:PORT (agents/tournament/ray_pool.py)."""
+    from agents.tournament.ray_pool import address_arg
+
+    return address_arg(text)
+
+
+def add_ray_option(parser: argparse.ArgumentParser, help_text: str) -> None:
+    """--ray [ADDRESS]: games on Ray (agents/tournament/ray_pool.py); a bare --ray gives "local"."""
+    parser.add_argument("--ray", nargs="?", const="local", default=None, type=ray_address_arg, metavar="ADDRESS",
+                        help=help_text)
+
+
 def _user_errors() -> tuple[type[Exception], ...]:
     """Errors caused by what the user asked for: printed as one line, never as a traceback."""
     from .actions import IllegalActionError
@@ -167,11 +180,15 @@ def _add_agent_commands(sub) -> None:
                          "the same command again resumes an interrupted tournament. A win shared by k tied winners "
                          "counts 1/k to each."),
         epilog="example:\n  v1919 tournament configs/tournament/quick.yaml --out runs/tournaments/quick\n"
-               "  v1919 tournament configs/tournament/quick.yaml --out runs/tournaments/quick --report-only")
+               "  v1919 tournament configs/tournament/quick.yaml --out runs/tournaments/quick --report-only\n"
+               "  v1919 tournament configs/tournament/full_4p.yaml --ray auto      # on a Ray cluster (docs/distributed.md)")
     t.add_argument("config", help="tournament config (YAML); see configs/tournament/")
     t.add_argument("--out", default=None, help="output directory (default: runs/tournaments/<config name>)")
     t.add_argument("--workers", type=int, default=None, help="worker processes (default: the config's; 0: in this "
                                                            "process)")
+    add_ray_option(t, "play the games on Ray: one worker per CPU of a local Ray instance started for the run "
+                      "(--ray alone: with --workers CPUs, default the config's) or of the cluster at ADDRESS (auto: the "
+                      "one `ray start` runs on this machine; HOST:PORT: its head; at most --workers workers if given)")
     t.add_argument("--report-only", action="store_true", help="only recompute the reports from games.jsonl")
     t.add_argument("--no-progress", action="store_true", help="no progress bar")
     t.set_defaults(func=_cmd_agents)
@@ -238,7 +255,7 @@ def build_parser() -> argparse.ArgumentParser:
                         formatter_class=argparse.RawDescriptionHelpFormatter)
     add_arguments(tr).set_defaults(func=_cmd_train)
     from training.rllib import cli as rllib_cli     # imports Ray only when run
-    rl = sub.add_parser("train-rllib", help="multi-agent PPO on Ray RLlib, local or on a cluster (needs the rllib "
+    rl = sub.add_parser("train-rllib", help="PPO on Ray RLlib over the compiled vector env, local or on a cluster (needs the rllib "
                         "extra)", description=rllib_cli.DESCRIPTION, epilog=rllib_cli.EPILOG,
                         formatter_class=argparse.RawDescriptionHelpFormatter)
     rllib_cli.add_arguments(rl).set_defaults(func=rllib_cli.run)

@@ -7,50 +7,38 @@ tournament definition (config fingerprint), and plays only the missing game indi
 with more games extends the tournament. A second run into the same directory at the same time is
 refused. The reports are then recomputed from games.jsonl alone.
 
-Games are played by a pool of spawn worker processes, one game at a time each, the parent
-watching them: a worker that dies during a game is replaced, and its game is recorded as a
-forfeit of the seat whose agent was choosing (worker.dead_worker_outcome). Ctrl-C (once or more)
-and SIGTERM stop the run within seconds: the workers are stopped (SIGTERM, then SIGKILL) and
-every finished game is kept.
+Where the games are played is one choice, `make_executor(workers, ray)` (pool.py, ray_pool.py): in
+this process (workers 0), a pool of spawn worker processes on this machine (the parent watching
+them: a worker that dies during a game is replaced, and its game is recorded as a forfeit of the
+seat whose agent was choosing, worker.dead_worker_outcome), or one such worker process per CPU of
+a Ray cluster (`ray`: "local" starts a Ray instance for the run, "auto" or HOST:PORT joins one).
+Every command that plays games through `play_games` takes the same `ray` argument. A game is
+defined by the config and its index alone, so the records are the same whichever executor plays
+them (only their timing differs). Ctrl-C (once or more) and SIGTERM stop the run within seconds:
+the workers are stopped (SIGTERM, then SIGKILL; Ray workers killed, a Ray instance the run started
+shut down) and every finished game is kept.
 """
 from __future__ import annotations
 
 import logging
-import multiprocessing as mp
+import os
 import signal
-import threading
 import time
-from collections import deque
-from contextlib import contextmanager
-from multiprocessing.connection import wait
 from pathlib import Path
 
 from v1919_env.records import RecordError, parse_lines, write_record
+from .errors import TournamentError, TournamentInterrupted
+from .pool import Executor, InProcess, ProcessPool, StopSignals, Terminated
 from .report import write_reports
-from .worker import Progress, dead_worker_outcome, death, make_job, play_job, worker_main
+from .worker import make_job
 
 GAMES_FILE = "games.jsonl"
 LOCK_FILE = ".lock"
-STOP_GRACE_S = 5.0          # how long stopped workers get to end before they are killed
 
 logger = logging.getLogger(__name__)
 
-
-class TournamentError(RuntimeError):
-    """A tournament that cannot go on; finished games are kept in games.jsonl."""
-
-
-class TournamentInterrupted(TournamentError):
-    """Stopped by Ctrl-C (SIGINT) or SIGTERM (`signal` says which); running the same command again
-    resumes."""
-
-    def __init__(self, message: str, signum: int):
-        super().__init__(message)
-        self.signal = int(signum)
-
-
-class _Terminated(BaseException):
-    """SIGTERM, raised in the main thread while games are played (as Ctrl-C raises KeyboardInterrupt)."""
+__all__ = ["GAMES_FILE", "TournamentError", "TournamentInterrupted", "finished_games", "make_executor", "play_games",
+           "report"]
 
 
 def finished_games(cfg, out_dir, repair: bool = True) -> list[dict]:
@@ -85,16 +73,43 @@ def finished_games(cfg, out_dir, repair: bool = True) -> list[dict]:
     return out
 
 
-def play_games(cfg, out_dir, workers: int | None = None, progress: bool = True) -> dict:
-    """Play the games of cfg missing from out_dir; returns {"played", "kept", "failed", "seconds"}
-    ("failed": game index -> message, games the engine or the harness could not play; not recorded).
-    Raises TournamentInterrupted on Ctrl-C or SIGTERM (the finished games stay on disk)."""
+def play_games(cfg, out_dir, workers: int | None = None, progress: bool = True, ray: str | None = None) -> dict:
+    """Play the games of cfg missing from out_dir; returns {"played", "kept", "failed", "seconds",
+    "executor"} ("failed": game index -> message, games the engine or the harness could not play;
+    not recorded), with "nodes" (Ray node id -> games played there) when `ray` is given.
+    `workers`: worker processes (default: the config's; 0: in this process). `ray`: play on Ray
+    instead (see make_executor). Raises TournamentInterrupted on Ctrl-C or SIGTERM (the finished
+    games stay on disk), TournamentError when Ray cannot be reached or used."""
     from tqdm import tqdm
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     with _run_lock(out):
-        return _play_missing(cfg, out, workers, progress, tqdm)
+        return _play_missing(cfg, out, workers, progress, tqdm, ray)
+
+
+def make_executor(cfg_workers: int, workers: int | None = None, ray: str | None = None) -> Executor:
+    """Where the games are played, from the config's `workers` and the caller's `workers` and `ray`:
+
+    - `ray` None: `workers` (default: the config's) processes on this machine; 0 plays in this process;
+    - `ray` "local": a Ray instance started for the run with that many CPUs (0: every core), one
+      worker per CPU;
+    - `ray` "auto" or HOST:PORT: the Ray cluster there, one worker per free CPU (at most the
+      caller's `workers` when given: the config's describes this machine and is not used).
+    """
+    if ray is None:
+        n = cfg_workers if workers is None else workers
+        return InProcess() if n == 0 else ProcessPool(n)
+    from .ray_pool import RAY_LOCAL, RayPool, check_address
+
+    try:
+        address = check_address(ray)
+    except ValueError as e:
+        raise TournamentError(f"ray: {e}") from None
+    if address == RAY_LOCAL:
+        n = cfg_workers if workers is None else workers
+        return RayPool(address, local_cpus=n or os.cpu_count() or 1, cap=workers or None)
+    return RayPool(address, cap=workers or None)
 
 
 def _run_lock(out: Path):
@@ -114,12 +129,12 @@ def _run_lock(out: Path):
     return fh
 
 
-def _play_missing(cfg, out: Path, workers, progress, tqdm) -> dict:
+def _play_missing(cfg, out: Path, workers, progress, tqdm, ray=None) -> dict:
     done = finished_games(cfg, out)
     (out / "config.yaml").write_text(cfg.to_yaml())          # after the check: never over another tournament's
     done_ids = {r["game"] for r in done}
     todo = [i for i in range(cfg.games) if i not in done_ids]
-    workers = cfg.workers if workers is None else workers
+    executor = make_executor(cfg.workers, workers, ray)
     if done:
         logger.info("resuming: %d of %d games already in %s", len(done), cfg.games, out / GAMES_FILE)
     played, failed = 0, {}
@@ -138,183 +153,18 @@ def _play_missing(cfg, out: Path, workers, progress, tqdm) -> dict:
 
         kept = f"{{}}: {{}} of {cfg.games} games kept in {out / GAMES_FILE}; run the same command again to resume"
         try:
-            with _StopSignals() as signals:
-                if workers == 0 or not todo:
-                    _play_here(cfg, todo, settle, signals)
-                else:
-                    _play_in_workers(cfg, todo, min(workers, len(todo)), settle, signals)
+            with StopSignals() as signals:
+                if todo:
+                    executor.run([make_job(cfg, i) for i in todo], settle, signals)
         except KeyboardInterrupt:
             raise TournamentInterrupted(kept.format("interrupted", len(done) + played), signal.SIGINT) from None
-        except _Terminated:
+        except Terminated:
             raise TournamentInterrupted(kept.format("terminated", len(done) + played), signal.SIGTERM) from None
-    return {"played": played, "kept": len(done), "failed": failed, "seconds": time.perf_counter() - t0}
-
-
-class _StopSignals:
-    """SIGINT and SIGTERM while games are played (handlers only in the main thread, where Python
-    runs them): the first raises KeyboardInterrupt (SIGINT) or _Terminated (SIGTERM), later ones
-    are ignored, so a second Ctrl-C cannot cut the stopping of the workers short; inside `held()`
-    the first waits to the end of the block (a worker being started or a game being written)."""
-
-    def __init__(self):
-        self.first = None               # the first signal received
-        self.holding = self.pending = False
-        self.before = {}
-
-    def __enter__(self):
-        if threading.current_thread() is threading.main_thread():
-            self.before = {s: signal.signal(s, self._handle) for s in (signal.SIGINT, signal.SIGTERM)}
-        return self
-
-    def __exit__(self, *exc):
-        for s, handler in self.before.items():
-            signal.signal(s, handler)
-
-    def _handle(self, signum, frame):
-        if self.first is not None:
-            return
-        self.first = signum
-        if self.holding:
-            self.pending = True
-        else:
-            self._raise()
-
-    def _raise(self):
-        raise KeyboardInterrupt if self.first == signal.SIGINT else _Terminated
-
-    @contextmanager
-    def held(self):
-        """A block that a stop signal does not interrupt (it is raised at the end)."""
-        outer, self.holding = self.holding, True
-        try:
-            yield
-        finally:
-            self.holding = outer
-        if self.pending and not outer:
-            self.pending = False
-            self._raise()
-
-
-def _play_here(cfg, todo: list[int], settle, signals: _StopSignals) -> None:
-    for i in todo:
-        try:
-            answer = ("done", play_job(make_job(cfg, i)))
-        except Exception as e:        # the engine or the harness failed, not an agent (agents forfeit)
-            answer = ("failed", f"{type(e).__name__}: {e}")
-        with signals.held():
-            settle(i, *answer)
-
-
-def _play_in_workers(cfg, todo: list[int], n: int, settle, signals: _StopSignals) -> None:
-    """Play the games `todo` in n worker processes, each answer to settle(index, kind, payload)."""
-    ctx = mp.get_context("spawn")
-    pool: list[_Worker] = []
-    try:
-        for _ in range(n):
-            pool.append(_Worker(ctx, Progress(ctx)))
-            pool[-1].start(signals)
-        queue = deque(todo)
-        while queue or any(w.job is not None for w in pool):
-            for w in pool:
-                if w.job is None and queue:
-                    w.give(make_job(cfg, queue.popleft()))
-            busy = [w for w in pool if w.job is not None]
-            # a timeout: a signal that another thread (tqdm's monitor) took does not interrupt the wait
-            ready = wait([w.conn for w in busy] + [w.proc.sentinel for w in busy], timeout=1.0)
-            for k, w in enumerate(pool):
-                if w.job is not None and (w.conn in ready or w.proc.sentinel in ready):
-                    with signals.held():
-                        answer = w.answer()
-                        if answer is None:              # the worker died: replace it
-                            answer = w.outcome_of_death()
-                            pool[k] = _Worker(ctx, w.progress)
-                            pool[k].start(signals)
-                        settle(w.job["game_index"], *answer)
-                        w.job = None
-    finally:
-        with signals.held():
-            _stop(pool)
-            for w in pool:              # games that ended while the pool stopped
-                answer = w.job and w.answer()
-                if answer and answer[0] == "done":
-                    settle(w.job["game_index"], *answer)
-                w.conn.close()
-
-
-class _Worker:
-    """A worker process (worker.worker_main), its end of the pipe, its Progress and its job."""
-
-    def __init__(self, ctx, progress: Progress):
-        self.conn, self._child = ctx.Pipe()
-        self.progress = progress
-        progress.reset()
-        self.proc = ctx.Process(target=worker_main, args=(self._child, progress), name="v1919-tournament-worker")
-        self.job = None
-
-    def start(self, signals: _StopSignals) -> None:
-        """Start the process with SIGINT and SIGTERM blocked in this thread: the process inherits the
-        mask, so a Ctrl-C that comes before it ignores SIGINT cannot make it print a traceback."""
-        with signals.held(), _signals_blocked():
-            self.proc.start()
-        self._child.close()
-
-    def give(self, job: dict) -> None:
-        self.job = job
-        try:
-            self.conn.send(job)
-        except OSError:         # the process is gone: its sentinel says so to the caller's wait
-            pass
-
-    def answer(self):
-        """The worker's answer to its job, or None if it died before sending one."""
-        try:
-            return self.conn.recv() if self.conn.poll() else None
-        except (EOFError, OSError):           # died while sending
-            return None
-
-    def outcome_of_death(self) -> tuple[str, object]:
-        """The answer to the job of a worker that closed its pipe without answering (it died);
-        TournamentError if it died while starting (its replacement would most likely die too)."""
-        self.proc.join(STOP_GRACE_S)
-        if self.proc.exitcode is None:      # alive but its pipe is closed: it cannot go on
-            self.proc.kill()
-            self.proc.join()
-        if not self.progress.is_ready:
-            raise TournamentError(f"a worker process died while starting ({death(self.proc.exitcode)}); the error "
-                                  f"it printed says why")
-        return dead_worker_outcome(self.job, self.progress, self.proc.exitcode)
-
-
-@contextmanager
-def _signals_blocked():
-    if not hasattr(signal, "pthread_sigmask"):        # pragma: no cover  (Windows)
-        yield
-        return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
-
-
-def _stop(pool: list[_Worker]) -> None:
-    """End every started worker: idle ones are asked to stop, busy ones terminated; any still alive
-    after STOP_GRACE_S is killed."""
-    started = [w for w in pool if w.proc.pid is not None]
-    for w in started:
-        try:
-            if w.job is None:
-                w.conn.send(None)
-            else:
-                w.proc.terminate()
-        except OSError:                         # already gone
-            pass
-    deadline = time.monotonic() + STOP_GRACE_S
-    for w in started:
-        w.proc.join(max(0.0, deadline - time.monotonic()))
-        if w.proc.exitcode is None:
-            w.proc.kill()
-            w.proc.join()
+    run = {"played": played, "kept": len(done), "failed": failed, "seconds": time.perf_counter() - t0,
+           "executor": executor.description}
+    if ray is not None:
+        run["nodes"] = dict(getattr(executor, "nodes", {}))
+    return run
 
 
 def report(cfg, out_dir) -> list[dict]:

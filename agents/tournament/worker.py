@@ -179,6 +179,22 @@ def worker_main(conn, progress: Progress) -> None:
         agent.close()
 
 
+def hosted_worker_main(conn, progress: Progress, parent_pid: int) -> None:
+    """worker_main in a process started by a Ray worker (ray_pool.GameHost), which also ends within
+    a fraction of a second when that parent is gone: a Ray worker is killed when its run stops (its
+    children are not), and this process must not play on alone."""
+    import threading
+    import time
+
+    def watch() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(0.2)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="v1919-parent-watch", daemon=True).start()
+    worker_main(conn, progress)
+
+
 def death(exitcode: int | None) -> str:
     """How a process ended, from its exit code ("exit code 3", "killed by SIGSEGV")."""
     if exitcode is not None and exitcode < 0:

@@ -77,16 +77,17 @@ def test_supersuit_box_wrappers_apply_to_the_vector_observation():
 
 @pytest.mark.slow
 def test_rllib_ppo_with_action_masking_trains_an_iteration():
-    """RLlib's own multi-agent PPO loop (parameter sharing, the action-masking RLModule of its
-    examples) on rllib_env, with illegal actions raising (rllib_env's default 'penalize' is what
+    """RLlib's own multi-agent PPO loop (parameter sharing, the project's masked RLModule,
+    agents/rllib_module.py, reading the "observations" key) on rllib_env, with illegal actions raising (rllib_env's default 'penalize' is what
     lets RLlib's env check pass; test_rllib_env_passes_rllibs_env_check)."""
     pytest.importorskip("ray.rllib")
     import ray
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
     from ray.tune.registry import register_env
+
+    from agents.rllib_module import MaskedPPOModule
 
     from v1919_env.compat import rllib_env
 
@@ -98,7 +99,7 @@ def test_rllib_ppo_with_action_masking_trains_an_iteration():
     ray.init(address="local", num_cpus=1, include_dashboard=False, log_to_driver=False)
     try:
         register_env("v1919_compat_test", rllib_env)
-        module = RLModuleSpec(module_class=ActionMaskingTorchRLModule, model_config={"head_fcnet_hiddens": [16]})
+        module = RLModuleSpec(module_class=MaskedPPOModule, model_config={"trunk": [16], "pi": [], "vf": []})
         config = (PPOConfig()
                   # RLlib's env check steps unmasked random actions: off, so that an illegal action raises
                   .environment("v1919_compat_test", env_config={"num_players": 3, "illegal_action": "raise"},

@@ -5,6 +5,7 @@ Tournament configs name this module under `modules:`; subprocesses need tests/ o
 from __future__ import annotations
 
 import os
+import signal
 import time
 from pathlib import Path
 
@@ -110,3 +111,31 @@ class MeddlingAgent(Agent):
         a = int(np.flatnonzero(action_mask)[0])
         game.step(a)
         return a
+
+
+@register("test_kill_host")
+class HostKillingAgent(RandomAgent):
+    """Plays like `random`; once per folder `mark` (it creates `mark/killed` first), at its first decision
+    of a game, it SIGKILLs its process's parent if that is a Ray worker ("ray::..."): under a Ray
+    tournament, the GameHost whose worker process plays the game (a lost node, as the driver sees it).
+    Anywhere else (a local pool, where the parent is the tournament itself) it only plays."""
+
+    def __init__(self, mark: str, seed=None):
+        super().__init__(seed)
+        self.mark = Path(mark)
+
+    def act(self, observation, action_mask, game=None):
+        parent = os.getppid()
+        try:
+            ray_parent = Path(f"/proc/{parent}/cmdline").read_bytes().startswith(b"ray::")
+        except OSError:
+            ray_parent = False
+        if ray_parent:
+            try:
+                (self.mark / "killed").touch(exist_ok=False)
+            except FileExistsError:
+                pass
+            else:
+                os.kill(parent, signal.SIGKILL)
+                time.sleep(60)              # the parent's death ends this process (hosted_worker_main)
+        return super().act(observation, action_mask, game)

@@ -1,7 +1,9 @@
-"""Issue 12: `v1919 train-rllib` (training/rllib_*.py): the self-play multi-agent env, the config, one
-small training iteration on a local Ray instance with 2 CPUs whose checkpoint loads as the `learned`
-agent and plays a game. Skipped without ray[rllib]."""
+"""Issues 12 and 23: `v1919 train-rllib` (training/rllib/): the config, one small training iteration
+on a local Ray instance with 2 CPUs and one env runner process stepping the compiled vector env,
+whose checkpoint loads as the `learned` agent and plays a game, and --resume. The env runner, the
+module and the learner on their own: test_rllib_runner.py. Skipped without ray[rllib]."""
 import json
+import os
 import time
 from pathlib import Path
 
@@ -15,69 +17,14 @@ from agents import make_agent  # noqa: E402
 from agents.play import run_game, seat_spec  # noqa: E402
 from training.config import ConfigError  # noqa: E402
 from training.rllib.config import config_from_dict, load_config  # noqa: E402
-from training.rllib.env import SelfPlayRLlibEnv, module_of  # noqa: E402
-from v1919_env.actions import IllegalActionError  # noqa: E402
-from v1919_env.rewards import terminal_rewards  # noqa: E402
+from v1919_env.envs.vector_env import GymVectorEnv  # noqa: E402
 
 SMOKE = "configs/train/rllib_smoke.yaml"
-OPPONENTS = {"learner": 0.3, "self": 0.3, "random": 0.2, "rulebot": 0.2}
 
 
 @pytest.fixture(autouse=True)
 def _one_torch_thread():
     torch.set_num_threads(1)
-
-
-def play_random(env, rng):
-    """One episode with random legal actions; (agents seen, the last step's rewards, steps)."""
-    obs, _ = env.reset()
-    seen, steps = set(), 0
-    while True:
-        (agent, o), = obs.items()
-        assert env.observation_spaces[agent].contains(o)
-        seen.add(agent)
-        obs, rew, term, trunc, _ = env.step({agent: int(rng.choice(np.flatnonzero(o["action_mask"])))})
-        steps += 1
-        if term["__all__"] or trunc["__all__"]:
-            assert obs == {}
-            return seen, rew, steps
-        assert set(rew) == set(obs)          # RLlib wants a reward with each observation
-
-
-def test_env_rewards_every_rllib_seat_with_the_weighted_final_reward():
-    reward = {"win_loss": 1.0, "score_margin": 0.5}
-    env = SelfPlayRLlibEnv({"num_players": 4, "opponents": OPPONENTS, "pool_size": 2, "seed": 3, "reward": reward})
-    rng = np.random.default_rng(0)
-    for _ in range(6):
-        seen, rew, _ = play_random(env, rng)
-        rllib_seats = [a for a in env.seat_role if "/" in a]
-        assert seen == set(rllib_seats) == set(rew)          # baseline seats never reach RLlib
-        assert sum(module_of(a) == "learner" for a in rllib_seats) >= 1
-        scores = env.game.scores()
-        want = [terminal_rewards(scores, "win_loss")[p] + 0.5 * terminal_rewards(scores, "score_margin")[p]
-                for p in range(4)]
-        for seat, a in enumerate(env.seat_role):
-            if a in rew:
-                assert rew[a] == pytest.approx(want[seat])
-    roles = {a.split("/")[-1] for _ in range(200) for a in env.draw_roles()}
-    assert roles == {"learner", "past0", "past1", "random", "rulebot"}
-
-
-def test_env_draws_reproducibly_and_refuses_illegal_actions():
-    def roles_and_steps(seed):
-        env = SelfPlayRLlibEnv({"num_players": 3, "opponents": OPPONENTS, "seed": seed})
-        rng = np.random.default_rng(1)
-        return [(play_random(env, rng)[2], tuple(env.seat_role)) for _ in range(3)]
-
-    assert roles_and_steps(5) == roles_and_steps(5)
-    assert roles_and_steps(5) != roles_and_steps(6)
-    env = SelfPlayRLlibEnv({"num_players": 3, "opponents": {"learner": 1.0}, "seed": 0})
-    obs, _ = env.reset()
-    (agent, o), = obs.items()
-    with pytest.raises(IllegalActionError):
-        env.step({agent: int(np.flatnonzero(o["action_mask"] == 0)[0])})
-    with pytest.raises(ValueError, match="is to move"):
-        env.step({a: 0 for a in env.possible_agents if a != agent})
 
 
 @pytest.mark.parametrize("patch, match", [
@@ -88,12 +35,26 @@ def test_env_draws_reproducibly_and_refuses_illegal_actions():
     ({"ray": {"num_env_runners": -1}}, "ray.num_env_runners"),
     ({"evaluation": {"games": 6}}, "evaluation.games: a multiple of num_players"),
     ({"reward": {"win_loss": 1.0, "margin": 1.0}}, "reward: reward kind 'margin' is unknown"),
-    ({"policy": {"hiddens": []}}, "policy.hiddens"),
+    ({"opponents": {"greedy": 1.0}}, "opponents.greedy: not a role; choose from learner, self, random, rulebot"),
+    ({"policy": {"hiddens": [64]}}, "policy.hiddens: replaced by trunk, pi and vf"),
+    ({"policy": {"trunk": [0]}}, "policy.trunk: expected a list of layer widths"),
+    ({"policy": {"vf": "128"}}, "policy.vf: expected a list of layer widths"),
+    ({"ppo": {"kl_coeff": -0.1}}, "ppo.kl_coeff: -0.1 is out of range"),
+    ({"ray": {"num_env_runners": 2, "num_envs_per_env_runner": 64}, "ppo": {"train_batch_size": 100,
+      "minibatch_size": 50}}, "ppo.train_batch_size: at least one step of every game \\(2 env runner\\(s\\) x 64"),
+    ({"ray": {"num_envs_per_env_runner": 0}}, "ray.num_envs_per_env_runner: 0 is out of range"),
     ({"learner": 1}, "learner: unknown key"),
 ])
 def test_config_errors_name_the_field(patch, match):
     with pytest.raises(ConfigError, match=match):
         config_from_dict(patch)
+
+
+def test_every_shipped_rllib_config_is_valid():
+    configs = sorted(Path("configs/train").glob("rllib_*.yaml"))
+    assert {"rllib_smoke.yaml", "rllib_4p.yaml", "rllib_parity.yaml"} <= {p.name for p in configs}
+    for p in configs:
+        load_config(p)
 
 
 def test_cli_rejects_a_bad_config_before_starting_ray(tmp_path, capsys):
@@ -114,13 +75,15 @@ def _ray_children() -> list:
 
 
 def test_one_iteration_on_local_ray_checkpoints_a_learned_agent(tmp_path):
-    """`v1919 train-rllib` with 2 local CPUs and one env runner process: one iteration, a
-    checkpoint whose learner module loads as the `learned` agent and plays a legal game; the
-    snapshot module holds the trained weights; Ray is shut down with nothing left running; --resume
-    goes on from the checkpoint."""
+    """`v1919 train-rllib` with 2 local CPUs and one env runner process (16 games of the vector
+    env): one iteration, a checkpoint whose module loads as the `learned` agent and plays a legal
+    game; the snapshot slot (snapshots.npz) holds the trained weights; Ray is shut down with
+    nothing left running; --resume goes on from the checkpoint, its snapshots included."""
     import ray
     from ray.rllib.core.rl_module.rl_module import RLModule
 
+    from agents.rllib_module import MaskedPPOModule
+    from training.rllib.backend import load_snapshots
     from v1919_env.cli import main
 
     out = tmp_path / "run"
@@ -135,25 +98,31 @@ def test_one_iteration_on_local_ray_checkpoints_a_learned_agent(tmp_path):
     assert _ray_children() == []
     cfg = load_config(SMOKE)
     progress = (out / "progress.csv").read_text().splitlines()
-    assert len(progress) == 2 and int(progress[1].split(",")[1]) >= cfg["ppo"]["train_batch_size"]
+    head = progress[0].split(",")
+    row = dict(zip(head, progress[1].split(",")))
+    assert len(progress) == 2 and int(row["env_steps"]) == cfg["ppo"]["train_batch_size"]   # 16 games x 32 steps
+    assert int(row["episodes"]) >= 0 and float(row["sample_seconds"]) > 0 and float(row["learn_seconds"]) > 0
     ckpt = out / "checkpoints" / "iter_000001"
-    modules = ckpt / "learner_group" / "learner" / "rl_module"
-    learner = RLModule.from_checkpoint(str(modules / "learner")).get_state()
-    past = RLModule.from_checkpoint(str(modules / "past0")).get_state()
-    assert learner.keys() == past.keys()
-    assert all(np.array_equal(learner[k], past[k]) for k in learner)   # snapshot taken after iteration 1
+    module = RLModule.from_checkpoint(str(ckpt / "learner_group" / "learner" / "rl_module" / "default_policy"))
+    assert isinstance(module, MaskedPPOModule)
+    learner = module.get_state(inference_only=True)
+    past = load_snapshots(ckpt / "snapshots.npz")
+    assert list(past) == ["past0"] and past["past0"].keys() == learner.keys()
+    assert all(np.array_equal(learner[k], past["past0"][k]) for k in learner)   # snapshot taken after iteration 1
     assert (out / "evaluations.csv").read_text().count("\n") == 2      # header + the final evaluation
 
-    agent = make_agent("learned", path=str(ckpt), deterministic=False, seed=0)
+    agent = make_agent("learned", path=os.path.relpath(ckpt), deterministic=False, seed=0)   # relative: resolved
     specs = [seat_spec("learned", {"path": str(ckpt)})] + [seat_spec("random") for _ in range(3)]
     rec = run_game([agent] + [make_agent("random") for _ in range(3)], specs, num_players=4, seed=11)
     assert rec["result"].get("forfeit") is None and len(rec["actions"]) > 100
     # the agent's distribution is the module's masked softmax
-    env = SelfPlayRLlibEnv({"num_players": 4, "opponents": {"learner": 1.0}, "seed": 0})
-    obs, _ = env.reset()
-    (_, o), = obs.items()
-    probs = agent.action_probabilities(o["observations"], o["action_mask"].astype(np.int8))
-    assert probs.sum() == pytest.approx(1.0) and probs[o["action_mask"] == 0].max() == 0.0
+    obs, _ = GymVectorEnv(num_envs=1, seed=0).reset()
+    o, m = obs["observation"][0], obs["action_mask"][0]
+    probs = agent.action_probabilities(o, m)
+    with torch.no_grad():
+        logits = module.logits({"observation": torch.as_tensor(o[None]), "action_mask": torch.as_tensor(m[None])})
+    assert probs.sum() == pytest.approx(1.0) and probs[m == 0].max() == 0.0
+    np.testing.assert_allclose(probs, torch.softmax(logits[0].double(), -1).numpy(), atol=1e-6)
     with pytest.raises(ValueError, match="not an RLlib checkpoint"):
         make_agent("learned", path=str(out / "checkpoints"))
 
@@ -168,10 +137,18 @@ def test_one_iteration_on_local_ray_checkpoints_a_learned_agent(tmp_path):
         ray.shutdown()
     rows = (out / "progress.csv").read_text().splitlines()
     assert [r.split(",")[0] for r in rows[1:]] == ["1", "2"]
-    learner2 = RLModule.from_checkpoint(str(out / "checkpoints" / "iter_000002" / "learner_group" / "learner" /
-                                            "rl_module" / "learner")).get_state()
+    ckpt2 = out / "checkpoints" / "iter_000002"
+    learner2 = RLModule.from_checkpoint(str(ckpt2 / "learner_group" / "learner" / "rl_module" /
+                                            "default_policy")).get_state(inference_only=True)
     assert any(not np.array_equal(learner[k], learner2[k]) for k in learner)       # it went on learning
+    past2 = load_snapshots(ckpt2 / "snapshots.npz")["past0"]
+    assert all(np.array_equal(learner2[k], past2[k]) for k in learner2)    # the slot refreshed after iteration 2
     assert json.loads((out / "state.json").read_text())["iteration"] == 2
+    (ckpt2 / "snapshots.npz").unlink()
+    try:
+        assert main(["train-rllib", SMOKE, "--out", str(out), "--resume", "--iterations", "3", "--num-cpus", "2"]) == 2
+    finally:
+        ray.shutdown()
 
 
 @pytest.mark.slow

@@ -52,7 +52,7 @@ def test_every_shipped_config_is_valid():
     ({"reward": "wins"}, "reward"),
     ({"env": {"workers": 2}}, "env.workers"),
     ({"colour": "red"}, "colour"),
-    ({"num_players": 5}, "num_players: 2, 3 or 4"),
+    ({"num_players": 5}, r"num_players: 1 \(the solitaire game\), 2, 3 or 4"),
     ({"pretrain": {"teacher": "greedy"}}, "pretrain.teacher"),
     ({"pretrain": {"teacher": "rulebot", "decisions": 0}}, "pretrain.decisions"),
     ({"pretrain": {"teacher": "rulebot", "decisions": 100, "batch_size": 512}}, "pretrain.batch_size"),
@@ -343,3 +343,36 @@ def test_init_from_widens_a_checkpoint_of_an_earlier_observation_version(tmp_pat
     small = Trainer(smoke_cfg(pretrain={"teacher": None}), tmp_path / "small", progress=False)   # trunk [32]
     with pytest.raises(InitError, match=r"parameter features_extractor\.net\.0\.weight has shape"):
         init_from_checkpoint(small.model.policy, DEFAULT_WEIGHTS)
+
+
+def test_solitaire_training_runs_on_the_vector_env_and_evaluates_the_vp(tmp_path):
+    """num_players 1: PPO as the solitaire player on the compiled vector env; the evaluation plays the
+    checkpoint in seeded solitaire games (VP, games won at the level); the learned agent plays it."""
+    from agents.base import make_agent
+    from agents.play import run_game, seat_spec
+    from training.learner import train
+
+    raw = yaml.safe_load((ROOT / "configs" / "train" / "solitaire.yaml").read_text())
+    raw.update(budget={"steps": 1024}, env={"num_envs": 16}, ppo={"n_steps": 32, "batch_size": 256, "n_epochs": 1},
+               policy={"trunk": [32], "pi": [16], "vf": [16]},
+               evaluation={"every_steps": None, "games": 3, "final_games": 3}, checkpoint_every_steps=512)
+    summary = train(config_from_dict(raw, "solitaire"), tmp_path / "solo", progress=False)
+    assert summary["steps"] == 1024
+    (row,) = summary["final"]
+    assert row["opponent"] == "solitaire" and row["games"] == 3 and row["mean_total"] >= 0
+    agent = make_agent("learned", path=str(tmp_path / "solo" / "checkpoints" / "final.zip"))
+    assert agent.solitaire and agent.needs_game
+    rec = run_game([agent], [seat_spec("learned")], num_players=1, seed=4)
+    assert rec["result"]["forfeit"] is None
+
+
+@pytest.mark.parametrize("over, field", [({"reward": "rank"}, "reward"),
+                                         ({"solitaire": {"faction": "italy"}}, "solitaire.faction"),
+                                         ({"solitaire": {"target_vp": 0}}, "solitaire.target_vp"),
+                                         ({"opponents": {"rulebot": 1.0}}, "opponents"),
+                                         ({"pretrain": {"teacher": "rulebot"}}, "pretrain.teacher")])
+def test_solitaire_config_errors_name_the_field(over, field):
+    raw = yaml.safe_load((ROOT / "configs" / "train" / "solitaire.yaml").read_text())
+    raw.update(over)
+    with pytest.raises(ConfigError, match=field.replace(".", r"\.")):
+        config_from_dict(raw, "solitaire")

@@ -6,8 +6,9 @@ import argparse
 import json
 import sys
 
-DESCRIPTION = ("Multi-agent PPO with action masking on Ray RLlib (needs the rllib extra): the learner against "
-               "frozen past versions of itself and baseline agents, as the YAML config says; env runners in "
+DESCRIPTION = ("PPO with action masking on Ray RLlib (needs the rllib extra), on the compiled vector env: each "
+               "env runner steps many games per call, the opponents inside (rule bots, the learner's frozen "
+               "past versions, its current self), as the YAML config says; env runners in the driver or in "
                "processes of their own, local or on a cluster. Writes the run directory (resolved config, "
                "RLlib checkpoints that load as the `learned` agent, progress.csv, evaluations.csv, "
                "learning_curve.png); docs/rllib.md.")
