@@ -11,6 +11,7 @@ from pathlib import Path
 from .base import AgentError
 
 DEFAULT_TOURNAMENT_DIR = Path("runs") / "tournaments"
+DEFAULT_LADDER_DIR = Path("runs") / "ladders"
 
 
 class CommandError(ValueError):
@@ -142,14 +143,15 @@ def cmd_demo(args) -> int:
                       solitaire=solitaire)
 
 
-def cmd_tournament(args) -> int:
+def _run_tournament(args, kind: str, default_dir: Path):
+    """Load the config, play the missing games (unless --report-only); (cfg, out, exit code), or
+    (None, None, code) when nothing more should be done (a bad config, an error, SIGTERM)."""
     import signal
 
     from v1919_env.logs import show_logs_on_terminal
 
     from .precompile import precompile
-    from .tournament import ConfigError, TournamentError, TournamentInterrupted, load_config, play_games, report
-    from .tournament.report import markdown_table
+    from .tournament import ConfigError, TournamentError, TournamentInterrupted, load_config, play_games
 
     show_logs_on_terminal()             # the runner logs "resuming: ..." at INFO
 
@@ -157,14 +159,14 @@ def cmd_tournament(args) -> int:
         cfg = load_config(args.config)
     except ConfigError as e:
         _err(str(e))
-        return 2
+        return None, None, 2
     if args.workers is not None and args.workers < 0:
         _err(f"--workers: must be 0 or more, got {args.workers}")
-        return 2
-    out = Path(args.out) if args.out else DEFAULT_TOURNAMENT_DIR / Path(args.config).stem
+        return None, None, 2
+    out = Path(args.out) if args.out else default_dir / Path(args.config).stem
     code = 0
     if not args.report_only:
-        print(f"tournament {cfg.name}: {cfg.games} games, {cfg.num_players} players, agents "
+        print(f"{kind} {cfg.name}: {cfg.games} games, {cfg.num_players} players, agents "
               f"{', '.join(cfg.labels)} -> {out}")
         # compiled once here, before the workers start (each would compile the same kernels itself); the
         # agents of a user's module run only in the workers, where a crash forfeits one game
@@ -176,10 +178,10 @@ def cmd_tournament(args) -> int:
             print(str(e), file=sys.stderr)
             code = 128 + e.signal               # 130 after Ctrl-C, 143 after SIGTERM
             if e.signal == signal.SIGTERM:      # asked to end: no report
-                return code
+                return None, None, code
         except TournamentError as e:
             _err(str(e))
-            return 2
+            return None, None, 2
         else:
             where = ""
             if run.get("nodes"):
@@ -190,6 +192,16 @@ def cmd_tournament(args) -> int:
                 _err(f"{len(run['failed'])} game(s) failed and were not recorded (rerun to retry): " +
                      "; ".join(f"game {k}: {v}" for k, v in sorted(run["failed"].items())[:5]))
                 code = 1
+    return cfg, out, code
+
+
+def cmd_tournament(args) -> int:
+    from .tournament import TournamentError, report
+    from .tournament.report import markdown_table
+
+    cfg, out, code = _run_tournament(args, "tournament", DEFAULT_TOURNAMENT_DIR)
+    if cfg is None:
+        return code
     try:
         rows = report(cfg, out)
     except TournamentError as e:
@@ -197,6 +209,35 @@ def cmd_tournament(args) -> int:
         return code or 2
     print(markdown_table(rows))
     print(f"reports: {out / 'results.md'}, {out / 'results.csv'}, {out / 'ratings.png'}; games: {out / 'games.jsonl'}")
+    return code
+
+
+def cmd_ladder(args) -> int:
+    """`v1919 ladder CONFIG`: the tournament of the config (duplicate deals when it says
+    `duplicate: true`), then the ladder report (agents/ladder.py) in the output directory and, with
+    --doc, as that Markdown file."""
+    from .ladder import write_ladder
+    from .tournament import TournamentError, finished_games
+
+    cfg, out, code = _run_tournament(args, "ladder", DEFAULT_LADDER_DIR)
+    if cfg is None:
+        return code
+    try:
+        records = finished_games(cfg, out, repair=False)
+    except TournamentError as e:
+        _err(str(e))
+        return code or 2
+    if not records:
+        _err(f"{out}: no finished game to report")
+        return code or 2
+    command = f"v1919 ladder {args.config}" + (f" --doc {args.doc}" if args.doc else "")
+    rows = write_ladder(records, cfg, out, doc=args.doc, command=command, bootstrap=args.bootstrap)
+    print(f"{'agent':<16} {'games':>5} {'win rate':>9} {'95% (deals)':>15} {'mean rank':>9} {'rating':>7}")
+    for r in rows:
+        print(f"{r['agent']:<16} {r['games']:>5} {100 * r['win_rate']:>8.1f}% [{100 * r['dup_low']:>5.1f}, "
+              f"{100 * r['dup_high']:>5.1f}] {r['mean_rank']:>9.2f} {r['rating']:>7.0f}")
+    print(f"ladder: {out / 'ladder.md'}, {out / 'ladder.csv'}, {out / 'head_to_head.png'}"
+          + (f"; {args.doc}" if args.doc else ""))
     return code
 
 

@@ -145,6 +145,18 @@ def _cmd_replay(args) -> int:
     return 0
 
 
+def _add_tournament_run_options(p: argparse.ArgumentParser, default_dir: str) -> None:
+    """Where and how a tournament's games are played (`tournament` and `ladder`)."""
+    p.add_argument("--out", default=None, help=f"output directory (default: {default_dir}/<config name>)")
+    p.add_argument("--workers", type=int, default=None, help="worker processes (default: the config's; 0: in this "
+                                                           "process)")
+    add_ray_option(p, "play the games on Ray: one worker per CPU of a local Ray instance started for the run "
+                      "(--ray alone: with --workers CPUs, default the config's) or of the cluster at ADDRESS (auto: the "
+                      "one `ray start` runs on this machine; HOST:PORT: its head; at most --workers workers if given)")
+    p.add_argument("--report-only", action="store_true", help="only recompute the reports from games.jsonl")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
 def _add_agent_commands(sub) -> None:
     raw = argparse.RawDescriptionHelpFormatter
 
@@ -183,15 +195,24 @@ def _add_agent_commands(sub) -> None:
                "  v1919 tournament configs/tournament/quick.yaml --out runs/tournaments/quick --report-only\n"
                "  v1919 tournament configs/tournament/full_4p.yaml --ray auto      # on a Ray cluster (docs/distributed.md)")
     t.add_argument("config", help="tournament config (YAML); see configs/tournament/")
-    t.add_argument("--out", default=None, help="output directory (default: runs/tournaments/<config name>)")
-    t.add_argument("--workers", type=int, default=None, help="worker processes (default: the config's; 0: in this "
-                                                           "process)")
-    add_ray_option(t, "play the games on Ray: one worker per CPU of a local Ray instance started for the run "
-                      "(--ray alone: with --workers CPUs, default the config's) or of the cluster at ADDRESS (auto: the "
-                      "one `ray start` runs on this machine; HOST:PORT: its head; at most --workers workers if given)")
-    t.add_argument("--report-only", action="store_true", help="only recompute the reports from games.jsonl")
-    t.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _add_tournament_run_options(t, "runs/tournaments")
     t.set_defaults(func=_cmd_agents)
+    la = sub.add_parser(
+        "ladder", help="every agent against every other on duplicate deals: docs/ladder.md's report",
+        formatter_class=raw,
+        description=wrap("Play a tournament config (with `duplicate: true` every deal is played from every seat, so "
+                         "the luck of the deal and of the nation cancels) and write the ladder: win rates with 95% "
+                         "intervals over deals, against independent games' intervals, mean rank, the Luce rating "
+                         "(its order is the win rates' in a balanced schedule), the head-to-head matrix (PNG), "
+                         "per-nation win rates and time per decision (agents/ladder.py). Resumable as a tournament."),
+        epilog="example:\n  v1919 ladder configs/ladder/ladder_4p.yaml --doc docs/ladder.md\n"
+               "  v1919 ladder configs/ladder/ladder_4p.yaml --ray auto          # on a Ray cluster")
+    la.add_argument("config", help="tournament config (YAML) with duplicate: true; see configs/ladder/")
+    _add_tournament_run_options(la, "runs/ladders")
+    la.add_argument("--doc", default=None, metavar="MD", help="also write the report as this Markdown file (its "
+                                                              "PNG under images/ beside it), e.g. docs/ladder.md")
+    la.add_argument("--bootstrap", type=int, default=200, help="deal resamples for the rating's interval (200)")
+    la.set_defaults(func=_cmd_agents)
     r = sub.add_parser(
         "replay", help="replay a recorded game move by move and check it reproduces its result",
         formatter_class=raw,

@@ -7,6 +7,8 @@
     card_set: null              # a card-set folder or JSON file; null = the shipped set
     games: 96                   # a multiple of the schedule's period (agents/tournament/schedule.py)
     seed: 0                     # base seed: game k's seeds derive from (seed, k)
+    duplicate: false            # true: the games of a schedule block (one set of agents, seats rotated)
+                                # share one deal (game seed), so every deal is played from every seat
     workers: 2                  # worker processes (default: every core); 0 plays in this process
     modules: []                 # modules to import first (agents of your own, registered by name)
     agents:                     # at least num_players; labels must be unique
@@ -27,7 +29,8 @@ import yaml
 from ..base import AgentError, agent_names, make_agent, parse_agent_spec
 from .schedule import schedule_period
 
-TOP_KEYS = ("name", "num_players", "variant", "negotiation", "card_set", "games", "seed", "workers", "modules",
+TOP_KEYS = ("name", "num_players", "variant", "negotiation", "card_set", "games", "seed", "duplicate", "workers",
+            "modules",
             "agents")
 AGENT_KEYS = ("name", "label", "options")
 
@@ -48,6 +51,7 @@ class TournamentConfig:
     card_set: str | None = None
     workers: int = field(default_factory=lambda: os.cpu_count() or 1)
     modules: list[str] = field(default_factory=list)
+    duplicate: bool = False             # duplicate deals: a schedule block's games share their game seed
 
     @property
     def labels(self) -> list[str]:
@@ -56,8 +60,11 @@ class TournamentConfig:
     def defining(self) -> dict:
         """What defines every game (not the game count or the workers): games made under the same
         definition are interchangeable, so a run can resume or be extended."""
-        return {"num_players": self.num_players, "variant": self.variant, "negotiation": self.negotiation,
-                "card_set": self.card_set, "seed": self.seed, "modules": self.modules, "agents": self.agents}
+        d = {"num_players": self.num_players, "variant": self.variant, "negotiation": self.negotiation,
+             "card_set": self.card_set, "seed": self.seed, "modules": self.modules, "agents": self.agents}
+        if self.duplicate:          # (absent otherwise: tournaments made before the key keep their fingerprint)
+            d["duplicate"] = True
+        return d
 
     def fingerprint(self) -> str:
         text = json.dumps(self.defining(), sort_keys=True, separators=(",", ":"))
@@ -151,7 +158,8 @@ def config_from_dict(raw, name: str = "tournament") -> TournamentConfig:
         seed=seed,
         variant=_expect(raw.get("variant", "standard"), (str,), "variant", "a variant name"),
         negotiation=_expect(raw.get("negotiation", False), (bool,), "negotiation", "true or false"),
-        card_set=card_set, workers=workers, modules=list(modules))
+        card_set=card_set, workers=workers, modules=list(modules),
+        duplicate=_expect(raw.get("duplicate", False), (bool,), "duplicate", "true or false"))
     from v1919_env.game import card_tables
     from v1919_env.variants import variant_index
     try:

@@ -34,9 +34,14 @@ IDLE, BUILDING, CHOOSING, STEPPING = 0, 1, 2, 3
 _READY, _GAME, _TAKEN, _PHASE, _SEAT, _HEADER = 0, 1, 2, 3, 4, 5    # slots of the shared array, then action ids
 
 
-def game_seeds(base_seed: int, game_index: int, n_seats: int) -> tuple[int, list[int]]:
-    """(game seed, one agent seed per seat) for game `game_index` of a tournament."""
+def game_seeds(base_seed: int, game_index: int, n_seats: int, duplicate: bool = False) -> tuple[int, list[int]]:
+    """(game seed, one agent seed per seat) for game `game_index` of a tournament. With `duplicate`
+    the n_seats games of a schedule block (one set of agents, its seating rotated: schedule.py) share
+    the game seed of the block's first game: one deal, played from every seat."""
     words = np.random.SeedSequence([int(base_seed), int(game_index)]).generate_state(2 + n_seats, np.uint32)
+    if duplicate:
+        deal = game_index - game_index % n_seats
+        words[:2] = np.random.SeedSequence([int(base_seed), int(deal)]).generate_state(2 + n_seats, np.uint32)[:2]
     game_seed = (int(words[0]) << 30 | int(words[1])) & ((1 << 62) - 1)
     return game_seed, [int(w) for w in words[2:]]
 
@@ -44,7 +49,7 @@ def game_seeds(base_seed: int, game_index: int, n_seats: int) -> tuple[int, list
 def make_job(cfg, game_index: int) -> dict:
     """Everything a worker needs to play game `game_index` of the tournament `cfg`."""
     seats = seating(game_index, len(cfg.agents), cfg.num_players)
-    game_seed, agent_seeds = game_seeds(cfg.seed, game_index, cfg.num_players)
+    game_seed, agent_seeds = game_seeds(cfg.seed, game_index, cfg.num_players, cfg.duplicate)
     return {"game_index": game_index, "seed": game_seed, "agent_seeds": agent_seeds,
             "specs": [cfg.agents[a] for a in seats], "num_players": cfg.num_players, "variant": cfg.variant,
             "negotiation": cfg.negotiation, "card_set": cfg.card_set, "modules": cfg.modules,

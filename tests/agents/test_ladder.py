@@ -104,3 +104,47 @@ def test_write_ladder_files(tmp_path):
     text = (tmp_path / "docs" / "ladder.md").read_text()
     assert "images/ladder_head_to_head.png" in text and (tmp_path / "docs" / "images" / "ladder_head_to_head.png").exists()
     assert "v1919 ladder x" in text and "| agent | games | win rate" in text
+
+
+def test_duplicate_deals_share_the_game_seed_within_a_schedule_block():
+    from agents.tournament.worker import game_seeds
+
+    n = 4
+    dup = [game_seeds(7, k, n, duplicate=True) for k in range(12)]
+    ind = [game_seeds(7, k, n) for k in range(12)]
+    for k in range(12):
+        assert dup[k][0] == dup[k - k % n][0]                   # one deal per block of n rotations
+        assert dup[k][1] == ind[k][1]                           # the agents' own seeds stay per game
+    assert len({d[0] for d in dup}) == 3 and len({s for s, _ in ind}) == 12
+    assert [s for s, _ in ind] == [game_seeds(7, k, n)[0] for k in range(12)]   # independent deals unchanged
+
+
+def test_v1919_ladder_end_to_end(tmp_path, capsys):
+    """The command: a duplicate-deal tournament of compiled bots in this process, the report and the doc."""
+    import yaml
+
+    from agents.tournament import load_config
+    from v1919_env.cli import main
+
+    cfg_path = tmp_path / "lad.yaml"
+    cfg_path.write_text(yaml.safe_dump({
+        "name": "lad", "num_players": 4, "games": 20, "seed": 3, "duplicate": True, "workers": 0,
+        "agents": ["random", "rulebot", {"name": "random", "label": "random-2"},
+                   {"name": "rulebot", "label": "rulebot-2"}, {"name": "random", "label": "random-3"}]}))
+    out, doc = tmp_path / "out", tmp_path / "docs" / "ladder.md"
+    code = main(["ladder", str(cfg_path), "--out", str(out), "--doc", str(doc), "--no-progress", "--bootstrap", "5"])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "ladder lad: 20 games" in printed and "rulebot" in printed
+    from agents.tournament.runner import finished_games
+    recs = finished_games(load_config(cfg_path), out, repair=False)
+    seeds = {}
+    for r in recs:
+        seeds.setdefault(r["game"] // 4, set()).add(r["seed"])
+    assert len(recs) == 20 and all(len(s) == 1 for s in seeds.values()) and len(seeds) == 5
+    text = doc.read_text()
+    assert "duplicate deals" in text and "v1919 ladder" in text and (doc.parent / "images" / "ladder_head_to_head.png").exists()
+    rows = {r["agent"]: r for r in ladder_rows(recs, load_config(cfg_path).labels, bootstrap=5)}
+    assert rows["rulebot"]["win_rate"] > rows["random"]["win_rate"]
+    # again: nothing to play, the report is rewritten from games.jsonl
+    assert main(["ladder", str(cfg_path), "--out", str(out), "--report-only", "--bootstrap", "5"]) == 0
