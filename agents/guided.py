@@ -1,0 +1,267 @@
+"""`guided`: information-set search guided by a trained network (PUCT with the policy's priors, the
+value head at the leaves instead of rollouts).
+
+Each simulation determinizes the root (`v1919_env.core.search.determinize`, as `ismcts` does: deck
+orders and the dice generator resampled from what every player sees, so the dice and draws inside
+the tree come from the copy's generator, never the real game's), descends by PUCT among the
+children legal in that copy, and stops at the first node not expanded yet or at the end of the
+game. Simulations run in batches of `batch_size` (a simulation's pending visits lower the
+exploration term of the nodes it passed for the rest of the batch, and with `virtual_loss` their
+value, so a batch spreads out); all leaves of a batch go through one
+forward pass of the network: the decider's row gives the priors of the new node's children, and
+one row per seat gives the value vector (the value head predicts a seat's own return from its own
+observation) that is backed up; a finished game backs up every seat's exact reward under the
+reward the network was trained on. The answer is the most visited root action (ties: the better
+mean value, then the higher prior, then the first legal), or with `temperature` > 0 an action drawn
+with probability proportional to visits ** (1 / temperature).
+
+The tree, the selection and the backup are compiled (agents/guided_kernels.py); the network runs
+in torch (one thread) through `LearnedAgent.evaluate_batch`.
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+
+from v1919_env.actions import NUM_ACTIONS
+from v1919_env.core.bots import seed_policy_rng
+from v1919_env.core.layout import MAX_LEGAL, MAX_PLAYERS, STATE_SIZE, STATE_DTYPE
+from v1919_env.core.observe import OBS_SIZE
+from v1919_env.rewards import REWARD_KINDS
+
+from .base import Agent, AgentError, number_option, register, require_game
+from .guided_kernels import (META_SIZE, M_FULL, M_NODES, M_SIMULATIONS, NF_COLS, NI_COLS, ST_EVAL, guided_backup,
+                             guided_select, root_children, tree_clear)
+from .learned import DEFAULT_WEIGHTS
+
+MAX_DEPTH = 512                # tree depth cap (a deeper leaf is evaluated without expanding it)
+TIME_NODES = 1 << 17           # tree capacity with a time budget (iterations: 64 nodes per simulation)
+SHIPPED_FACTS = {"num_players": 4, "reward": {"win_loss": 1.0, "score_margin": 0.2}}
+"""What the shipped weights (agents/weights/ppo_4p.zip, configs/train/ppo_4p.yaml, docs/training.md)
+were trained on: 4-player games, reward win_loss + 0.2 x score_margin."""
+
+
+def checkpoint_facts(path: str | Path) -> dict:
+    """{"num_players", "reward"} a checkpoint was trained with, where known: the shipped weights'
+    (SHIPPED_FACTS), or the resolved `config.yaml` of the run directory holding it
+    (runs/train/<name>/checkpoints/<x>.zip or runs/train/<name>/<x>.zip); {} otherwise."""
+    p = Path(path).resolve()
+    if p == DEFAULT_WEIGHTS.resolve():
+        return dict(SHIPPED_FACTS)
+    for d in (p.parent, p.parent.parent):
+        cfg = d / "config.yaml"
+        if cfg.is_file():
+            import yaml
+
+            try:
+                raw = yaml.safe_load(cfg.read_text()) or {}
+            except yaml.YAMLError:
+                return {}
+            return {k: raw[k] for k in ("num_players", "reward") if k in raw}
+    return {}
+
+
+def reward_spec(reward) -> dict[str, float]:
+    """A reward option (a kind of v1919_env.rewards or a mapping {kind: weight}) as {kind: weight}."""
+    if isinstance(reward, str) and reward in REWARD_KINDS:
+        reward = {reward: 1.0}
+    if not isinstance(reward, Mapping) or not reward:
+        raise ValueError(f"option reward must be one of {', '.join(REWARD_KINDS)}, a mapping {{kind: weight}} or "
+                         f"None (the checkpoint's training reward), got {reward!r}")
+    out = {}
+    for k, w in reward.items():
+        if k not in REWARD_KINDS:
+            raise ValueError(f"option reward: unknown kind {k!r}; kinds: {', '.join(REWARD_KINDS)}")
+        out[k] = number_option(f"reward[{k!r}]", w, float)
+    return out
+
+
+@register("guided")
+class GuidedAgent(Agent):
+    """iterations: simulations per decision (used when time_ms is None); time_ms: milliseconds per
+    decision instead (at least one batch); batch_size: leaves per forward pass; c_puct: the PUCT
+    exploration constant (values are returns of about -1..1); fpu: an unvisited child's value is its
+    parent's mean minus fpu; virtual_loss: a pending simulation (one of the batch not yet backed
+    up) counts as a visit at the child's mean minus virtual_loss (0: it only lowers the exploration
+    term); prior_temperature: the priors are the policy ** (1 / prior_temperature), renormalized
+    (> 1 flattens the policy's confident priors); temperature: 0 plays the most visited action,
+    > 0 samples by visits ** (1 / temperature); path: a MaskablePPO .zip (default: the shipped weights); players: the player
+    count the checkpoint was trained for (None: read it from the checkpoint, see checkpoint_facts;
+    'any': play any count without checking); reward: the reward of finished games in the tree
+    (None: the checkpoint's training reward, else a kind or {kind: weight}); max_nodes: tree
+    capacity (None: 64 per simulation, or TIME_NODES with time_ms); seed."""
+
+    needs_game = True
+
+    def __init__(self, iterations: int = 200, time_ms: float | None = None, batch_size: int = 16,
+                 c_puct: float = 1.5, fpu: float = 0.2, virtual_loss: float = 0.0, prior_temperature: float = 1.0,
+                 temperature: float = 0.0, path: str | None = None, players: int | str | None = None, reward=None,
+                 max_nodes: int | None = None, seed: int | None = None):
+        self.iterations = number_option("iterations", iterations, int, minimum=1)
+        self.time_ms = number_option("time_ms", time_ms, float, above=0, allow_none=True)
+        self.batch_size = number_option("batch_size", batch_size, int, minimum=1)
+        self.c_puct = number_option("c_puct", c_puct, float, minimum=0)
+        self.fpu = number_option("fpu", fpu, float)
+        self.virtual_loss = number_option("virtual_loss", virtual_loss, float, minimum=0)
+        self.prior_temperature = number_option("prior_temperature", prior_temperature, float, above=0)
+        self.temperature = number_option("temperature", temperature, float, minimum=0)
+        self.max_nodes = number_option("max_nodes", max_nodes, int, minimum=2, allow_none=True)
+        self.seed = number_option("seed", seed, int, allow_none=True)
+        if path is not None and not isinstance(path, (str, Path)):
+            raise ValueError(f"option path must be a checkpoint path or None, got {path!r}")
+        self.path = None if path is None else str(path)
+        facts = checkpoint_facts(self.path or DEFAULT_WEIGHTS)
+        if players is None:
+            self.players = facts.get("num_players")
+        elif players == "any":
+            self.players = None
+        elif not isinstance(players, bool) and isinstance(players, (int, np.integer)) and 2 <= players <= 4:
+            self.players = int(players)
+        else:
+            raise ValueError(f"option players must be 2, 3, 4, 'any' or None (the checkpoint's), got {players!r}")
+        self.reward = reward_spec(facts.get("reward", "win_loss") if reward is None else reward)
+        self._kinds = np.asarray([REWARD_KINDS.index(k) for k in self.reward], np.int64)
+        self._weights = np.asarray(list(self.reward.values()), np.float64)
+        self._load()
+        cap = self.max_nodes or (TIME_NODES if self.time_ms is not None else 64 * (self.iterations + 1))
+        self.NF = np.zeros((cap, NF_COLS), np.float64)
+        self.NI = np.zeros((cap, NI_COLS), np.int64)
+        size = 1
+        while size < 2 * cap + 2:
+            size *= 2
+        self.hk = np.full(size, -1, np.int64)
+        self.hv = np.zeros(size, np.int64)
+        self.meta = np.zeros(META_SIZE, np.int64)
+        self._buf = np.empty(MAX_LEGAL, np.int64)
+        self._scratch = {}
+        self.last_stats: dict | None = None
+        self.reset(seed)
+
+    def _load(self) -> None:
+        from .learned import LearnedAgent
+
+        try:
+            self.net = LearnedAgent(path=self.path)
+        except ValueError as e:
+            raise ValueError(f"option path: {e}") from e
+        if self.net.rllib is not None:
+            raise ValueError(f"option path: {self.net.path} is an RLlib checkpoint; guided needs a MaskablePPO .zip "
+                             f"(it reads the value head)")
+
+    def __getstate__(self):             # the network is rebuilt from its path (tournament workers)
+        d = dict(self.__dict__)
+        d["net"] = None
+        d["_scratch"] = {}
+        return d
+
+    def __setstate__(self, d):
+        self.__dict__.update(d)
+        self._load()
+
+    def reset(self, seed: int | None = None) -> None:
+        s = self.seed if seed is None else seed
+        s = 0 if s is None else int(s) & 0x7FFFFFFFFFFFFFFF
+        self._rng = seed_policy_rng(s)
+        self._pick_rng = np.random.default_rng(s)
+
+    # ------------------------------------------------------------------ the search
+    def _arrays(self, k: int, nseats: int) -> dict:
+        key = (k, nseats)
+        if key not in self._scratch:
+            self._scratch[key] = {
+                "S": np.zeros((k, STATE_SIZE), STATE_DTYPE), "paths": np.zeros((k, MAX_DEPTH), np.int64),
+                "plen": np.zeros(k, np.int64), "leaf": np.zeros(k, np.int64), "status": np.zeros(k, np.int64),
+                "deciders": np.zeros(k, np.int64), "obs": np.zeros((k, nseats, OBS_SIZE), np.float32),
+                "masks": np.zeros((k, nseats, NUM_ACTIONS), np.int8), "legal": np.zeros((k, MAX_LEGAL), np.int64),
+                "nlegal": np.zeros(k, np.int64), "term": np.zeros((k, MAX_PLAYERS), np.float64),
+                "values": np.zeros((k, MAX_PLAYERS), np.float64), "probs": np.zeros((k, NUM_ACTIONS), np.float32)}
+        return self._scratch[key]
+
+    def _batch(self, game, k: int, nseats: int) -> None:
+        """k simulations: select, one forward pass over the evaluated leaves, backup."""
+        a = self._arrays(k, nseats)
+        guided_select(game.state, game.T, k, self.NF, self.NI, self.hk, self.hv, self.meta, self.c_puct, self.fpu,
+                      self.virtual_loss, 1.0 / self.prior_temperature, self._rng, nseats, self._kinds, self._weights,
+                      a["S"], a["paths"], a["plen"], a["leaf"], a["status"], a["deciders"], a["obs"], a["masks"],
+                      a["legal"], a["nlegal"], a["term"], self._buf)
+        values, probs = a["values"], a["probs"]
+        values[:] = a["term"]
+        ev = np.flatnonzero(a["status"] == ST_EVAL)
+        if len(ev):
+            p, v = self.net.evaluate_batch(a["obs"][ev].reshape(-1, OBS_SIZE), a["masks"][ev].reshape(-1, NUM_ACTIONS))
+            v = v.reshape(len(ev), nseats)
+            values[ev, :] = 0.0
+            values[ev, :nseats] = v
+            probs[ev] = p.reshape(len(ev), nseats, NUM_ACTIONS)[np.arange(len(ev)), a["deciders"][ev]]
+        guided_backup(k, self.NF, self.NI, self.hk, self.hv, self.meta, a["paths"], a["plen"], a["leaf"], a["status"],
+                      values, probs, a["deciders"], a["legal"], a["nlegal"])
+
+    def _check_game(self, g) -> int:
+        if g.solitaire:
+            raise AgentError("guided does not play the solitaire game (its network and rewards are for 2-4 players)")
+        n = g.num_players
+        if self.players is not None and n != self.players:
+            name = Path(self.net.path).name
+            raise AgentError(f"guided: the network {name} was trained on {self.players}-player games and this game "
+                             f"has {n} players (its priors and values would be for a game it never saw); give a "
+                             f"checkpoint trained for {n} players (path=...), or players='any' to search with it anyway")
+        return n
+
+    def search(self, game) -> int:
+        """Run the budget from `game` (never modified); returns the number of simulations."""
+        nseats = self._check_game(game)
+        tree_clear(self.NF, self.NI, self.hk, self.meta)
+        self._batch(game, 1, nseats)             # the root first, alone
+        if self.time_ms is None:
+            left = self.iterations - 1
+            while left > 0:
+                k = min(self.batch_size, left)
+                self._batch(game, k, nseats)
+                left -= k
+        else:
+            end = time.perf_counter() + self.time_ms / 1000.0
+            while True:
+                self._batch(game, self.batch_size, nseats)
+                if time.perf_counter() >= end:
+                    break
+        return int(self.meta[M_SIMULATIONS])
+
+    def root_stats(self, game, actions: np.ndarray) -> np.ndarray:
+        """[len(actions), 3]: visits, prior and mean value (for the deciding seat) of each root action."""
+        out = np.zeros((len(actions), 3), np.float64)
+        root_children(self.NF, self.hk, self.hv, np.asarray(actions, np.int64), len(actions), game.current_player, out)
+        return out
+
+    def act(self, observation, action_mask, game=None) -> int:
+        g = require_game(self, game)
+        acts = g.legal_actions()
+        if len(acts) == 0:
+            raise ValueError("the game is over: no legal action")
+        if len(acts) == 1:
+            self._check_game(g)
+            return int(acts[0])
+        self.search(g)
+        st = self.root_stats(g, acts)
+        visits = st[:, 0]
+        if self.temperature > 0 and visits.sum() > 0:
+            w = visits ** (1.0 / self.temperature)
+            j = int(self._pick_rng.choice(len(acts), p=w / w.sum()))
+        else:
+            j = max(range(len(acts)), key=lambda i: (st[i, 0], st[i, 2], st[i, 1], -i))
+        self.last_stats = {"simulations": int(self.meta[M_SIMULATIONS]), "nodes": int(self.meta[M_NODES]),
+                           "full": int(self.meta[M_FULL]), "actions": acts, "visits": visits.copy(),
+                           "priors": st[:, 1].copy(), "values": st[:, 2].copy()}
+        return int(acts[j])
+
+    def close(self) -> None:
+        if self.net is not None:
+            self.net.close()
+
+    def __repr__(self) -> str:
+        budget = f"time_ms={self.time_ms}" if self.time_ms is not None else f"iterations={self.iterations}"
+        return (f"GuidedAgent({budget}, batch_size={self.batch_size}, c_puct={self.c_puct}, fpu={self.fpu}, "
+                f"virtual_loss={self.virtual_loss}, prior_temperature={self.prior_temperature}, "
+                f"temperature={self.temperature}, path={self.path!r}, seed={self.seed!r})")

@@ -1,0 +1,248 @@
+"""Compiled kernels of the `guided` agent (agents/guided.py): the tree, PUCT selection with virtual
+loss over determinized copies, and the backup of per-seat value vectors.
+
+One search batch is two compiled calls around one network forward pass in Python:
+
+1. `guided_select` runs K simulations: each copies the root, determinizes it
+   (`v1919_env.core.search.determinize`: deck orders and the dice generator resampled from what
+   every player sees, so later dice and draws come from the copy's own generator), descends by
+   PUCT among the children legal in this copy, and stops at the first node not yet expanded (its
+   observation from every seat's point of view and the decider's mask are written out for the
+   network) or at the end of the game (the exact terminal reward of every seat is written out);
+   each node on the way gets one pending visit, which lowers its exploration term (and with a
+   virtual loss its value) for the next simulations of the batch, so that they spread out.
+2. Python evaluates all leaves of the batch in one forward pass (priors from the decider's row,
+   values from every seat's row).
+3. `guided_backup` expands each evaluated leaf (one child per legal action, holding its prior),
+   removes the pending visits and adds the value vector to every node on the path.
+
+Tree layout (flat arrays, as core/search.py's ISMCTS tree): node 0 is the root; a child is found by
+(parent, action) in an open-addressing hash table. NF[node] = (visits, prior, pending visits,
+value sum of seat 0 .. MAX_PLAYERS-1); NI[node] = (seat that chose it, its action, expanded flag).
+Nodes are keyed by the action history, which is public: one node stands for an information set
+(single-observer ISMCTS); the legal actions of a node may differ between determinizations, so
+selection only considers the children legal in the current copy and renormalizes their priors; a
+legal action with no child (not legal when the node was expanded) gets one with prior 1/n.
+
+This module lives outside v1919_env/core/ (the core's cache folder is keyed by the core's sources,
+so a new core recompiles these kernels too).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from v1919_env.core.layout import GAME_OVER, MAX_PLAYERS, PENDING_PLAYER
+from v1919_env.core.observe import observe_and_mask
+from v1919_env.core.scoring import SCORE_TABLE_COLS, score_table
+from v1919_env.core.search import determinize
+from v1919_env.core.step import apply_action, legal
+from v1919_env.envs.vector_kernels import terminal_reward
+
+# NF columns (float64)
+F_VISITS, F_PRIOR, F_PENDING, F_VALUE = 0, 1, 2, 3
+NF_COLS = F_VALUE + MAX_PLAYERS
+# NI columns (int64)
+I_SEAT, I_ACTION, I_EXPANDED = 0, 1, 2
+NI_COLS = 3
+ACTION_KEY = 1024          # > number of action ids (v1919_env.actions.NUM_ACTIONS)
+# leaf status written by guided_select
+ST_EVAL, ST_TERMINAL = 0, 1
+# meta entries
+M_NODES, M_SIMULATIONS, M_FULL = 0, 1, 2
+META_SIZE = 3
+
+
+@njit(cache=True)
+def _slot(hk, key):
+    return np.int64((np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)) & (hk.shape[0] - 1)
+
+
+@njit(cache=True)
+def tree_clear(NF, NI, hk, meta):
+    """An empty tree holding only the root (node 0, not expanded)."""
+    hk[:] = -1
+    NF[0, :] = 0.0
+    NI[0, I_SEAT] = -1
+    NI[0, I_ACTION] = -1
+    NI[0, I_EXPANDED] = 0
+    meta[M_NODES] = 1
+    meta[M_SIMULATIONS] = 0
+    meta[M_FULL] = 0
+
+
+@njit(cache=True)
+def child_of(hk, hv, node, a):
+    """The child of node reached by action a, or -1."""
+    key = node * ACTION_KEY + a
+    mask = hk.shape[0] - 1
+    h = _slot(hk, key)
+    while hk[h] != -1:
+        if hk[h] == key:
+            return hv[h]
+        h = (h + 1) & mask
+    return -1
+
+
+@njit(cache=True)
+def add_child(NF, NI, hk, hv, meta, node, a, seat, prior):
+    """A new child of node for action a chosen by seat, with its prior; -1 when the tree is full."""
+    c = meta[M_NODES]
+    if c >= NF.shape[0] or 2 * (c + 1) > hk.shape[0]:
+        meta[M_FULL] += 1
+        return -1
+    meta[M_NODES] = c + 1
+    NF[c, :] = 0.0
+    NF[c, F_PRIOR] = prior
+    NI[c, I_SEAT] = seat
+    NI[c, I_ACTION] = a
+    NI[c, I_EXPANDED] = 0
+    key = node * ACTION_KEY + a
+    mask = hk.shape[0] - 1
+    h = _slot(hk, key)
+    while hk[h] != -1:
+        h = (h + 1) & mask
+    hk[h] = key
+    hv[h] = c
+    return c
+
+
+@njit(cache=True)
+def puct_choose(NF, NI, hk, hv, meta, node, seat, acts, n, c_puct, fpu, vloss, prior_power):
+    """(child, action) maximizing Q + U over the n legal actions of this copy at node, from the
+    deciding seat's values. Q: the child's mean value for that seat; an unvisited child's is the
+    node's own mean for the seat minus `fpu`; a child's pending visits (simulations of this batch
+    still to be backed up) count as visits at that Q minus `vloss` (virtual loss; 0: they only
+    lower U). U = c_puct * P * sqrt(1 + sum of the legal children's visits, pending included) /
+    (1 + the child's visits, pending included), P the prior ** prior_power renormalized over the
+    legal children. A legal action without a child gets one (prior 1/n). (-1, -1) when there is
+    none (the tree is full)."""
+    psum = 0.0
+    total = 0.0
+    for j in range(n):
+        c = child_of(hk, hv, node, acts[j])
+        if c < 0:
+            c = add_child(NF, NI, hk, hv, meta, node, acts[j], seat, 1.0 / n)
+        if c >= 0:
+            psum += NF[c, F_PRIOR] ** prior_power
+            total += NF[c, F_VISITS] + NF[c, F_PENDING]
+    if NF[node, F_VISITS] > 0.0:
+        q0 = NF[node, F_VALUE + seat] / NF[node, F_VISITS] - fpu
+    else:
+        q0 = -fpu
+    sq = np.sqrt(total + 1.0)
+    if psum <= 0.0:
+        psum = 1.0
+    best, best_c, best_a = -1e300, -1, -1
+    for j in range(n):
+        c = child_of(hk, hv, node, acts[j])
+        if c < 0:
+            continue
+        nv = NF[c, F_VISITS]
+        pend = NF[c, F_PENDING]
+        q = NF[c, F_VALUE + seat] / nv if nv > 0.0 else q0
+        if pend > 0.0:
+            q = (q * nv + pend * (q - vloss)) / (nv + pend)
+        sc = q + c_puct * (NF[c, F_PRIOR] ** prior_power / psum) * sq / (1.0 + nv + pend)
+        if sc > best:
+            best, best_c, best_a = sc, c, acts[j]
+    return best_c, best_a
+
+
+@njit(cache=True)
+def guided_select(root, T, K, NF, NI, hk, hv, meta, c_puct, fpu, vloss, prior_power, rng, nseats, kinds, weights,
+                  S, paths, plen, leaf, status, deciders, obs, masks, legal_ids, nlegal, term, buf):
+    """K simulations from the root position (never modified), each on its own determinized copy
+    S[k]: descend by `puct_choose` (decisions with one legal action are stepped through without a
+    node) to the first unexpanded node (status ST_EVAL: obs[k, p] and masks[k, p] the observation and
+    mask of every seat p < nseats, legal_ids[k, :nlegal[k]] the legal actions) or to the end of the
+    game (ST_TERMINAL: term[k, p] the terminal reward of seat p, v1919_env.rewards weighted by
+    kinds/weights). deciders[k] is the seat deciding at an ST_EVAL leaf. paths[k, :plen[k]] are the nodes passed (each now has one more pending visit),
+    leaf[k] the last one."""
+    sc = np.zeros((MAX_PLAYERS, SCORE_TABLE_COLS), np.int64)
+    maxd = paths.shape[1]
+    for k in range(K):
+        s = S[k]
+        s[:] = root
+        determinize(s, T, rng)
+        node = 0
+        depth = 0
+        while True:
+            if s[GAME_OVER] != 0:
+                status[k] = ST_TERMINAL
+                win = score_table(s, T, sc)
+                for p in range(MAX_PLAYERS):
+                    term[k, p] = terminal_reward(s, p, kinds, weights, sc, win) if p < nseats else 0.0
+                break
+            n = legal(s, T, buf)
+            if n == 1:
+                apply_action(s, T, buf[0])
+                continue
+            c, a = -1, -1
+            if NI[node, I_EXPANDED] != 0 and depth < maxd:
+                c, a = puct_choose(NF, NI, hk, hv, meta, node, s[PENDING_PLAYER], buf, n, c_puct, fpu, vloss,
+                                   prior_power)
+            if c < 0:
+                status[k] = ST_EVAL
+                deciders[k] = s[PENDING_PLAYER]
+                nlegal[k] = n
+                for j in range(n):
+                    legal_ids[k, j] = buf[j]
+                for p in range(nseats):
+                    observe_and_mask(s, T, p, obs[k, p], masks[k, p], buf)
+                break
+            NF[c, F_PENDING] += 1.0
+            paths[k, depth] = c
+            depth += 1
+            apply_action(s, T, a)
+            node = c
+        leaf[k] = node
+        plen[k] = depth
+
+
+@njit(cache=True)
+def guided_backup(K, NF, NI, hk, hv, meta, paths, plen, leaf, status, values, probs, deciders, legal_ids, nlegal):
+    """Expand each evaluated leaf not yet expanded (a child per legal action of its copy, the prior
+    probs[k, a] renormalized over them; nothing when the tree has no room for all), then take the
+    pending visits off the path and add values[k] (one value per seat) to every node on it and the root."""
+    for k in range(K):
+        node = leaf[k]
+        if status[k] == ST_EVAL and NI[node, I_EXPANDED] == 0:
+            n = nlegal[k]
+            if meta[M_NODES] + n <= NF.shape[0] and 2 * (meta[M_NODES] + n) <= hk.shape[0]:
+                tot = 0.0
+                for j in range(n):
+                    tot += probs[k, legal_ids[k, j]]
+                for j in range(n):
+                    a = legal_ids[k, j]
+                    p = probs[k, a] / tot if tot > 0.0 else 1.0 / n
+                    if child_of(hk, hv, node, a) < 0:
+                        add_child(NF, NI, hk, hv, meta, node, a, deciders[k], p)
+                NI[node, I_EXPANDED] = 1
+            else:
+                meta[M_FULL] += 1
+        for d in range(plen[k]):
+            c = paths[k, d]
+            NF[c, F_VISITS] += 1.0
+            NF[c, F_PENDING] -= 1.0
+            for p in range(MAX_PLAYERS):
+                NF[c, F_VALUE + p] += values[k, p]
+        NF[0, F_VISITS] += 1.0
+        for p in range(MAX_PLAYERS):
+            NF[0, F_VALUE + p] += values[k, p]
+        meta[M_SIMULATIONS] += 1
+
+
+@njit(cache=True)
+def root_children(NF, hk, hv, actions, n, seat, out):
+    """out[j] = (visits, prior, mean value for seat) of the root child for actions[j] (zeros if none)."""
+    for j in range(n):
+        c = child_of(hk, hv, 0, actions[j])
+        if c < 0:
+            out[j, 0] = 0.0
+            out[j, 1] = 0.0
+            out[j, 2] = 0.0
+        else:
+            out[j, 0] = NF[c, F_VISITS]
+            out[j, 1] = NF[c, F_PRIOR]
+            out[j, 2] = NF[c, F_VALUE + seat] / NF[c, F_VISITS] if NF[c, F_VISITS] > 0.0 else 0.0

@@ -1,0 +1,324 @@
+"""The network-guided search (`guided`, agents/guided.py and agents/guided_kernels.py): legal actions
+over whole games, determinism given a seed, no reading of hidden information, the exact values of
+finished games in the tree, the tree's bookkeeping, the batched network evaluation, the player-count
+check and the option errors."""
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from agents import AgentError, make_agent, parse_agent_spec  # noqa: E402
+from agents.guided import SHIPPED_FACTS, checkpoint_facts  # noqa: E402
+from agents.guided_kernels import F_PENDING, F_VALUE, F_VISITS, child_of  # noqa: E402
+from agents.learned import DEFAULT_WEIGHTS  # noqa: E402
+from agents.play import observe_seat  # noqa: E402
+from v1919_env.core import layout as L  # noqa: E402
+from v1919_env.core import tables as TB  # noqa: E402
+from v1919_env.game import Game  # noqa: E402
+from v1919_env.rewards import terminal_rewards  # noqa: E402
+
+FAST = {"iterations": 12, "batch_size": 4}
+
+
+def play(agents, num_players, seed, record=None, variant="standard"):
+    """A whole game; every agent must return a legal id. Returns the game."""
+    g = Game.new(num_players, seed=seed, variant=variant)
+    for k, a in enumerate(agents):
+        a.reset(seed * 10 + k)
+    while not g.is_over:
+        obs, mask = observe_seat(g, g.current_player)
+        a = agents[g.current_player].act(obs, mask, game=g.clone())
+        assert isinstance(a, int) and mask[a] == 1, (g.decision, a)
+        if record is not None:
+            record.append(a)
+        g.step(a)
+    return g
+
+
+def mid_game(seed=3, decisions=150, num_players=4):
+    g = Game.new(num_players, seed=seed)
+    r = np.random.default_rng(seed)
+    for _ in range(decisions):
+        a = g.legal_actions()
+        g.step(a[r.integers(len(a))])
+    while len(g.legal_actions()) < 2:
+        g.step(g.legal_actions()[0])
+    return g
+
+
+def last_decision(seed):
+    """The last decision of a 4-player rule-bot game (it has an action that ends the game)."""
+    g = Game.new(4, seed=seed)
+    bots = [make_agent("rulebot") for _ in range(4)]
+    last = None
+    while not g.is_over:
+        if len(g.legal_actions()) > 1:
+            last = g.clone()
+        g.step(bots[g.current_player].act(None, g.action_mask(), g.clone()))
+    return last
+
+
+@pytest.fixture(scope="module")
+def guided():
+    return make_agent("guided", seed=0, **FAST)
+
+
+# ----------------------------------------------------------------------------- options
+def test_options_are_validated_with_clear_errors():
+    for opts, msg in (({"iterations": 0}, "iterations must be an integer >= 1"),
+                      ({"batch_size": 0}, "batch_size must be an integer >= 1"),
+                      ({"batch_size": 2.5}, "batch_size must be an integer"),
+                      ({"time_ms": 0}, "time_ms must be a number > 0"),
+                      ({"c_puct": -1}, "c_puct must be a number >= 0"),
+                      ({"virtual_loss": -0.5}, "virtual_loss must be a number >= 0"),
+                      ({"prior_temperature": 0}, "prior_temperature must be a number > 0"),
+                      ({"temperature": -1}, "temperature must be a number >= 0"),
+                      ({"fpu": "x"}, "fpu must be a number"),
+                      ({"max_nodes": 1}, "max_nodes must be an integer >= 2"),
+                      ({"seed": 1.5}, "seed must be an integer or None"),
+                      ({"players": 5}, "players must be 2, 3, 4, 'any' or None"),
+                      ({"players": True}, "players must be 2, 3, 4"),
+                      ({"reward": "points"}, "reward must be one of win_loss, rank, score_margin"),
+                      ({"reward": {"points": 1.0}}, "unknown kind 'points'"),
+                      ({"reward": {"rank": "x"}}, "reward\\['rank'\\] must be a number"),
+                      ({"path": "/no/such/file.zip"}, "option path: no checkpoint file"),
+                      ({"path": 3}, "path must be a checkpoint path")):
+        with pytest.raises(AgentError, match=msg):
+            make_agent("guided", **opts)
+    with pytest.raises(AgentError, match="no option 'iters'.*iterations"):
+        make_agent("guided", iters=5)
+    name, opts = parse_agent_spec("guided:iterations=20,batch_size=8,c_puct=2.5,time_ms=5,reward=rank,players=any")
+    a = make_agent(name, **opts)
+    assert (a.iterations, a.batch_size, a.c_puct, a.time_ms, a.reward, a.players) == (20, 8, 2.5, 5.0, {"rank": 1.0}, None)
+
+
+def test_the_shipped_weights_are_known_as_4_player_with_their_training_reward(tmp_path):
+    assert checkpoint_facts(DEFAULT_WEIGHTS) == SHIPPED_FACTS
+    a = make_agent("guided", iterations=1)
+    assert a.players == 4 and a.reward == {"win_loss": 1.0, "score_margin": 0.2}
+    # a checkpoint in a run directory: the run's resolved config says what it was trained for
+    run = tmp_path / "run"
+    (run / "checkpoints").mkdir(parents=True)
+    (run / "config.yaml").write_text("num_players: 3\nreward: {win_loss: 1.0, rank: 0.5}\n")
+    ck = run / "checkpoints" / "final.zip"
+    ck.write_bytes(DEFAULT_WEIGHTS.read_bytes())
+    b = make_agent("guided", iterations=1, path=str(ck))
+    assert b.players == 3 and b.reward == {"win_loss": 1.0, "rank": 0.5}
+    loose = tmp_path / "loose.zip"
+    loose.write_bytes(DEFAULT_WEIGHTS.read_bytes())
+    c = make_agent("guided", iterations=1, path=str(loose))
+    assert c.players is None and c.reward == {"win_loss": 1.0}
+
+
+def test_a_game_of_another_player_count_is_refused_unless_asked(guided):
+    g = mid_game(num_players=3)
+    with pytest.raises(AgentError, match="trained on 4-player games and this game has 3 players.*players='any'"):
+        guided.act(None, g.action_mask(), g.clone())
+    solo = Game.new(1, seed=0)
+    with pytest.raises(AgentError, match="solitaire"):
+        make_agent("guided", players="any", **FAST).act(None, solo.action_mask(), solo)
+    with pytest.raises(AgentError, match="needs the game"):
+        guided.act(None, g.action_mask())
+
+
+# ----------------------------------------------------------------------------- whole games
+def test_plays_legal_actions_through_a_whole_4_player_game():
+    agents = [make_agent("guided", **FAST), make_agent("rulebot"), make_agent("learned"), make_agent("random")]
+    g = play(agents, 4, seed=5)
+    assert g.is_over and not g.truncated
+
+
+@pytest.mark.parametrize("num_players", [2, 3])
+def test_plays_other_player_counts_when_told_to(num_players):
+    agents = [make_agent("guided", players="any", **FAST)] + [make_agent("rulebot") for _ in range(num_players - 1)]
+    g = play(agents, num_players, seed=num_players, variant="short15")
+    assert g.is_over
+
+
+def test_same_seed_same_game_and_different_batch_sizes_each_replay():
+    for batch in (1, 5):
+        runs = []
+        for _ in range(2):
+            rec = []
+            play([make_agent("guided", iterations=10, batch_size=batch, seed=3)] +
+                 [make_agent("rulebot") for _ in range(3)], 4, seed=2, record=rec, variant="short15")
+            runs.append(rec)
+        assert runs[0] == runs[1]
+
+
+def test_one_simulation_per_batch_has_no_pending_visits_to_weigh():
+    """With batch_size=1 every simulation is backed up before the next starts: the virtual loss never
+    applies, and the search is the sequential one whatever its value."""
+    g = mid_game(seed=6)
+    stats = []
+    for vl in (0.0, 1.0, 5.0):
+        a = make_agent("guided", iterations=30, batch_size=1, virtual_loss=vl, seed=2)
+        a.act(None, g.action_mask(), g.clone())
+        stats.append((a.last_stats["visits"].tolist(), a.last_stats["values"].tolist()))
+    assert stats[0] == stats[1] == stats[2]
+    b = make_agent("guided", iterations=30, batch_size=10, virtual_loss=5.0, seed=2)
+    b.act(None, g.action_mask(), g.clone())
+    assert b.last_stats["visits"].tolist() != stats[0][0]   # in batches it does (the test can fail)
+
+
+def test_pickles_for_worker_processes(guided):
+    b = pickle.loads(pickle.dumps(guided))
+    g = mid_game()
+    guided.reset(1)
+    b.reset(1)
+    assert guided.act(None, g.action_mask(), g.clone()) == b.act(None, g.action_mask(), g.clone())
+    assert np.array_equal(guided.last_stats["visits"], b.last_stats["visits"])
+
+
+# ----------------------------------------------------------------------------- the search
+def test_budget_and_tree_bookkeeping():
+    g = mid_game()
+    a = make_agent("guided", iterations=37, batch_size=8, seed=0)
+    before = g.state.copy()
+    a.act(None, g.action_mask(), g)
+    assert np.array_equal(g.state, before)                    # the game it is given is left alone
+    st = a.last_stats
+    assert st["simulations"] == 37 and a.NF[0, F_VISITS] == 37
+    assert st["visits"].sum() == 36                            # the first simulation evaluates the root
+    assert np.all(a.NF[:st["nodes"], F_PENDING] == 0)          # every virtual loss was taken back
+    assert abs(st["priors"].sum() - 1.0) < 1e-6                # root children hold the policy's priors
+    probs = a.net.action_probabilities(*observe_seat(g, g.current_player))
+    assert np.allclose(st["priors"], probs[st["actions"]], atol=1e-5)
+    t = make_agent("guided", time_ms=20, batch_size=4, seed=0)
+    t.act(None, g.action_mask(), g)
+    assert t.last_stats["simulations"] >= 5
+
+
+def test_forced_decision_is_answered_without_search(guided):
+    g = Game.new(4, seed=0)
+    while len(g.legal_actions()) != 1:
+        g.step(g.legal_actions()[0])
+    guided.last_stats = None
+    assert guided.act(None, g.action_mask(), g) == int(g.legal_actions()[0])
+    assert guided.last_stats is None
+
+
+def test_finished_games_in_the_tree_carry_their_exact_rewards():
+    """At a game's last decision the action that ends it is backed up with every seat's real reward
+    under the training reward (win_loss + 0.2 x score_margin), the same in every determinization."""
+    checked = 0
+    for seed in (0, 2, 5):
+        g = last_decision(seed)
+        ends = []
+        for a in g.legal_actions():
+            h = g.clone()
+            h.step(int(a))
+            if h.is_over:
+                ends.append((int(a), h.scores()))
+        assert ends, "the last decision has an action that ends the game"
+        # fpu < 0: every root child is visited before any is visited twice
+        agent = make_agent("guided", iterations=len(g.legal_actions()) + 20, batch_size=4, fpu=-10.0, seed=1)
+        agent.act(None, g.action_mask(), g.clone())
+        for a, scores in ends:
+            exact = np.array(terminal_rewards(scores, "win_loss")) + 0.2 * np.array(terminal_rewards(scores, "score_margin"))
+            c = child_of(agent.hk, agent.hv, 0, a)
+            n = agent.NF[c, F_VISITS]
+            assert n >= 1
+            assert np.allclose(agent.NF[c, F_VALUE:F_VALUE + 4] / n, exact, atol=1e-9)
+            checked += 1
+    assert checked >= 3
+
+
+def test_a_winning_last_move_is_found():
+    """Seed 2's last decision: ending the game now wins it for the seat deciding; the search plays it."""
+    g = last_decision(2)
+    p = g.current_player
+    win_now = []
+    for a in g.legal_actions():
+        h = g.clone()
+        h.step(int(a))
+        if h.is_over and h.scores()[p]["winner"]:
+            win_now.append(int(a))
+    assert win_now
+    assert make_agent("guided", iterations=200, seed=0).act(None, g.action_mask(), g.clone()) in win_now
+
+
+def _reorder_hidden(g: Game, seed: int) -> Game:
+    """The same game with the hidden deck orders permuted (GAME END kept at its depth) and another
+    dice generator (tests/agents/test_agents.py has the checked version)."""
+    s = g.state.copy()
+    r = np.random.default_rng(seed)
+    ge = int(g.T[TB.T_GAME_END])
+    n = int(s[L.ISSUE_DECK_N])
+    deck = s[L.ISSUE_DECK:L.ISSUE_DECK + n]
+    idx = np.flatnonzero(deck != ge)
+    deck[idx] = r.permutation(deck[idx])
+    m = int(s[L.EV_DECK_N])
+    s[L.EV_DECK:L.EV_DECK + m] = r.permutation(s[L.EV_DECK:L.EV_DECK + m])
+    s[L.RNG:L.RNG + 2] = r.integers(1, 2 ** 31, 2)
+    h = Game(s, g.cards, g.T)
+    assert not np.array_equal(h.state, g.state)
+    return h
+
+
+def test_search_never_reads_the_hidden_deck_order_or_dice():
+    for seed in (3, 8):
+        g = mid_game(seed=seed)
+        h = _reorder_hidden(g, seed)
+        a, b = make_agent("guided", seed=1, **FAST), make_agent("guided", seed=1, **FAST)
+        assert a.act(None, g.action_mask(), g) == b.act(None, h.action_mask(), h)
+        assert np.array_equal(a.last_stats["visits"], b.last_stats["visits"])
+        assert np.allclose(a.last_stats["values"], b.last_stats["values"])
+
+
+def test_temperature_samples_by_visits_with_the_agents_seed():
+    g = mid_game(seed=4)
+    picks = []
+    for seed in range(2):
+        a = make_agent("guided", iterations=40, temperature=1.0, seed=seed)
+        picks.append([a.act(None, g.action_mask(), g.clone()) for _ in range(6)])
+    again = make_agent("guided", iterations=40, temperature=1.0, seed=0)
+    assert [again.act(None, g.action_mask(), g.clone()) for _ in range(6)] == picks[0]
+    legal = set(g.legal_actions().tolist())
+    assert all(x in legal for p in picks for x in p)
+
+
+# ----------------------------------------------------------------------------- the network
+def test_batched_evaluation_matches_one_row_at_a_time(guided):
+    net = guided.net
+    g = mid_game()
+    rows = [observe_seat(g, p) for p in range(4)]
+    obs = np.stack([o for o, _ in rows])
+    masks = np.stack([m for _, m in rows])
+    probs, values = net.evaluate_batch(obs, masks)
+    d = g.current_player
+    assert probs.shape == (4, masks.shape[1]) and values.shape == (4,)
+    assert np.allclose(probs[d], net.action_probabilities(obs[d], masks[d]), atol=1e-5)
+    for p in range(4):
+        if p != d:
+            assert not probs[p].any()                   # an empty mask: no policy row
+        one_p, one_v = net.evaluate_batch(obs[p:p + 1], masks[p:p + 1])
+        assert abs(one_v[0] - values[p]) < 1e-5
+    import torch
+    with torch.no_grad():
+        ref = net.model.policy.predict_values(torch.from_numpy(obs[:, :net.obs_size])).numpy().reshape(-1)
+    assert np.allclose(values, ref, atol=1e-5)
+
+
+# ----------------------------------------------------------------------------- OpenSpiel
+@pytest.mark.parametrize("which", ["pyspiel", "python"])
+def test_plays_through_both_openspiel_evaluate_bots(which):
+    pyspiel = pytest.importorskip("pyspiel")
+    from agents.openspiel_bot import AgentBot
+
+    game = pyspiel.load_game("versailles1919", {"players": 4, "variant": "short15"})
+    runs = []
+    for _ in range(2):
+        bots = [AgentBot("guided:iterations=6,batch_size=3", seed=4)] + [AgentBot("rulebot", seed=k) for k in range(3)]
+        if which == "pyspiel":
+            returns = pyspiel.evaluate_bots(game.new_initial_state(), bots, 11)
+        else:
+            from open_spiel.python.algorithms import evaluate_bots
+            returns = evaluate_bots.evaluate_bots(game.new_initial_state(), bots, np.random.RandomState(11))
+        assert len(returns) == 4 and abs(sum(returns)) < 1e-9 and max(returns) > 0
+        runs.append(list(returns))
+    assert runs[0] == runs[1]                     # seeded: the same game twice
