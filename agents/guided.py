@@ -40,8 +40,9 @@ from .learned import DEFAULT_WEIGHTS
 MAX_DEPTH = 512                # tree depth cap (a deeper leaf is evaluated without expanding it)
 TIME_NODES = 1 << 17           # tree capacity with a time budget (iterations: 64 nodes per simulation)
 SHIPPED_FACTS = {"num_players": 4, "reward": {"win_loss": 1.0, "score_margin": 0.2}}
-"""What the shipped weights (agents/weights/ppo_4p.zip, configs/train/ppo_4p.yaml, docs/training.md)
-were trained on: 4-player games, reward win_loss + 0.2 x score_margin."""
+"""What the shipped 4-player weights (agents/weights/league_4p.zip, configs/train/league_4p.yaml, which
+starts from ppo_4p.zip of configs/train/ppo_4p.yaml; docs/training.md) were trained on: 4-player
+games, reward win_loss + 0.2 x score_margin."""
 
 
 def checkpoint_facts(path: str | Path) -> dict:

@@ -29,12 +29,14 @@ from v1919_env.envs.solitaire_features import SOLO_FEATURES, solo_features
 from .base import Agent, register, require_game
 
 WEIGHTS_DIR = Path(__file__).parent / "weights"
-DEFAULT_WEIGHTS = WEIGHTS_DIR / "ppo_4p.zip"
+DEFAULT_WEIGHTS = WEIGHTS_DIR / "league_4p.zip"
+V1_WEIGHTS = WEIGHTS_DIR / "ppo_4p.zip"
+"""The PPO weights shipped before the league (observation version 1): where league_4p.yaml starts."""
 SHIPPED_WEIGHTS = {1: WEIGHTS_DIR / "solitaire.zip", 2: WEIGHTS_DIR / "league_2p.zip",
                    3: WEIGHTS_DIR / "league_3p.zip", 4: DEFAULT_WEIGHTS}
 """The `learned` agent's weights by player count (1: the solitaire game), and the configs that made them."""
 SHIPPED_CONFIGS = {1: "configs/train/solitaire.yaml", 2: "configs/train/league_2p.yaml",
-                   3: "configs/train/league_3p.yaml", 4: "configs/train/ppo_4p.yaml"}
+                   3: "configs/train/league_3p.yaml", 4: "configs/train/league_4p.yaml"}
 # observation sizes a checkpoint may have been trained on: this version's, and earlier versions'
 # that are prefixes of it (version 1 ended before `seat_nation`)
 PREFIX_SIZES = {OBS_SIZE: 2, obs_slices()["seat_nation"][0]: 1}

@@ -295,12 +295,12 @@ def test_search_reward_in_the_solitaire_game_is_the_players_vp_and_the_win_at_th
 
 
 def test_learned_feeds_a_version_1_checkpoint_the_prefix_it_was_trained_on():
-    """The shipped 4-player weights observe version 1 (2012 values); version 2 appended seat_nation,
-    so the agent gives them the prefix (docs/versioning.md)."""
-    from agents.learned import LearnedAgent
+    """The PPO weights shipped before the league observe version 1 (2012 values); version 2 appended
+    seat_nation, so the agent gives them the prefix (docs/versioning.md)."""
+    from agents.learned import V1_WEIGHTS, LearnedAgent
     from v1919_env.core.observe import OBS_SIZE, obs_slices
 
-    agent = LearnedAgent()
+    agent = LearnedAgent(path=str(V1_WEIGHTS))
     assert agent.obs_size == obs_slices()["seat_nation"][0] < OBS_SIZE
     g = Game.new(4, seed=2)
     obs, mask = observe_seat(g, g.current_player)

@@ -319,14 +319,14 @@ def test_league_training_plays_snapshots_the_current_policy_and_rule_bots(tmp_pa
 def test_init_from_widens_a_checkpoint_of_an_earlier_observation_version(tmp_path):
     """The shipped weights observe version 1 (the prefix of version 2): a run started from them plays
     as they do (the appended inputs start at weight 0)."""
-    from agents.learned import DEFAULT_WEIGHTS, LearnedAgent
+    from agents.learned import V1_WEIGHTS, LearnedAgent
     from agents.play import observe_seat
     from training.learner import Trainer
     from training.policy import InitError, init_from_checkpoint
     from v1919_env.game import Game
 
-    shipped = LearnedAgent()
-    cfg = smoke_cfg(init_from=str(DEFAULT_WEIGHTS), pretrain={"teacher": None},
+    shipped = LearnedAgent(path=str(V1_WEIGHTS))
+    cfg = smoke_cfg(init_from=str(V1_WEIGHTS), pretrain={"teacher": None},
                     policy={"trunk": [256], "pi": [128], "vf": [128], "activation": "relu"})
     t = Trainer(cfg, tmp_path / "init", progress=False)
     assert "features_extractor.net.0.weight" in t.state["init_from"]["widened"]   # (and its pi/vf aliases)
@@ -342,7 +342,7 @@ def test_init_from_widens_a_checkpoint_of_an_earlier_observation_version(tmp_pat
         smoke_cfg(init_from=str(tmp_path / "missing.zip"))
     small = Trainer(smoke_cfg(pretrain={"teacher": None}), tmp_path / "small", progress=False)   # trunk [32]
     with pytest.raises(InitError, match=r"parameter features_extractor\.net\.0\.weight has shape"):
-        init_from_checkpoint(small.model.policy, DEFAULT_WEIGHTS)
+        init_from_checkpoint(small.model.policy, V1_WEIGHTS)
 
 
 def test_solitaire_training_runs_on_the_vector_env_and_evaluates_the_vp(tmp_path):
