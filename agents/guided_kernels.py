@@ -35,7 +35,7 @@ from numba import njit
 from v1919_env.core.layout import GAME_OVER, MAX_PLAYERS, PENDING_PLAYER
 from v1919_env.core.observe import observe_and_mask
 from v1919_env.core.scoring import SCORE_TABLE_COLS, score_table
-from v1919_env.core.search import determinize
+from v1919_env.core.search import ACTION_KEY, _slot_of, determinize, tree_find
 from v1919_env.core.step import apply_action, legal
 from v1919_env.envs.vector_kernels import terminal_reward
 
@@ -45,17 +45,11 @@ NF_COLS = F_VALUE + MAX_PLAYERS
 # NI columns (int64)
 I_SEAT, I_ACTION, I_EXPANDED = 0, 1, 2
 NI_COLS = 3
-ACTION_KEY = 1024          # > number of action ids (v1919_env.actions.NUM_ACTIONS)
 # leaf status written by guided_select
 ST_EVAL, ST_TERMINAL = 0, 1
 # meta entries
 M_NODES, M_SIMULATIONS, M_FULL = 0, 1, 2
 META_SIZE = 3
-
-
-@njit(cache=True)
-def _slot(hk, key):
-    return np.int64((np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)) & (hk.shape[0] - 1)
 
 
 @njit(cache=True)
@@ -71,17 +65,7 @@ def tree_clear(NF, NI, hk, meta):
     meta[M_FULL] = 0
 
 
-@njit(cache=True)
-def child_of(hk, hv, node, a):
-    """The child of node reached by action a, or -1."""
-    key = node * ACTION_KEY + a
-    mask = hk.shape[0] - 1
-    h = _slot(hk, key)
-    while hk[h] != -1:
-        if hk[h] == key:
-            return hv[h]
-        h = (h + 1) & mask
-    return -1
+child_of = tree_find     # the child of node reached by action a, or -1 (the ismcts tree's hash table)
 
 
 @njit(cache=True)
@@ -99,7 +83,7 @@ def add_child(NF, NI, hk, hv, meta, node, a, seat, prior):
     NI[c, I_EXPANDED] = 0
     key = node * ACTION_KEY + a
     mask = hk.shape[0] - 1
-    h = _slot(hk, key)
+    h = _slot_of(hk, key)
     while hk[h] != -1:
         h = (h + 1) & mask
     hk[h] = key

@@ -18,34 +18,10 @@ from v1919_env.actions import NUM_ACTIONS
 from v1919_env.game import Game
 from agents.play import observe_seat
 
+from helpers.games import mid_game, play  # noqa: E402
+
 FAST = {"random": {}, "rulebot": {}, "greedy": {"samples": 1}, "ismcts": {"iterations": 6}}
 VARIANTS = ("standard", "short15", "long10", "longest")
-
-
-def play(agents, num_players, seed, variant="standard", record=None):
-    """A whole game; every agent must return a legal id. Returns the game."""
-    g = Game.new(num_players, seed=seed, variant=variant)
-    for k, a in enumerate(agents):
-        a.reset(seed * 10 + k)
-    while not g.is_over:
-        mask = g.action_mask()
-        a = agents[g.current_player].act(None, mask, game=g.clone())
-        assert isinstance(a, int) and mask[a] == 1, (g.decision, a)
-        if record is not None:
-            record.append(a)
-        g.step(a)
-    return g
-
-
-def mid_game(seed=3, decisions=150, num_players=4):
-    g = Game.new(num_players, seed=seed)
-    r = np.random.default_rng(seed)
-    for _ in range(decisions):
-        a = g.legal_actions()
-        g.step(a[r.integers(len(a))])
-    while len(g.legal_actions()) < 2:
-        g.step(g.legal_actions()[0])
-    return g
 
 
 # ----------------------------------------------------------------------------- registry and construction

@@ -21,33 +21,9 @@ from v1919_env.core import tables as TB  # noqa: E402
 from v1919_env.game import Game  # noqa: E402
 from v1919_env.rewards import terminal_rewards  # noqa: E402
 
+from helpers.games import mid_game, play  # noqa: E402
+
 FAST = {"iterations": 12, "batch_size": 4}
-
-
-def play(agents, num_players, seed, record=None, variant="standard"):
-    """A whole game; every agent must return a legal id. Returns the game."""
-    g = Game.new(num_players, seed=seed, variant=variant)
-    for k, a in enumerate(agents):
-        a.reset(seed * 10 + k)
-    while not g.is_over:
-        obs, mask = observe_seat(g, g.current_player)
-        a = agents[g.current_player].act(obs, mask, game=g.clone())
-        assert isinstance(a, int) and mask[a] == 1, (g.decision, a)
-        if record is not None:
-            record.append(a)
-        g.step(a)
-    return g
-
-
-def mid_game(seed=3, decisions=150, num_players=4):
-    g = Game.new(num_players, seed=seed)
-    r = np.random.default_rng(seed)
-    for _ in range(decisions):
-        a = g.legal_actions()
-        g.step(a[r.integers(len(a))])
-    while len(g.legal_actions()) < 2:
-        g.step(g.legal_actions()[0])
-    return g
 
 
 def last_decision(seed):
