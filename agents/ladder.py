@@ -208,6 +208,10 @@ def _pct(x: float) -> str:
     return "–" if x != x else f"{100 * x:.1f}"
 
 
+def _ratio(x: float) -> str:
+    return "–" if x != x else f"{x:.2f}"      # none where the agent's games do not vary (always lost, say)
+
+
 def write_ladder(records: list[dict], cfg, out_dir, doc=None, command: str = "", bootstrap: int = 200) -> list[dict]:
     """Write ladder.md, ladder.csv and head_to_head.png into out_dir (and the Markdown also to `doc`,
     with the PNG beside it, when given); returns the rows."""
@@ -245,7 +249,7 @@ def write_ladder(records: list[dict], cfg, out_dir, doc=None, command: str = "",
            "| mean rank | Luce rating [95%] | ms / decision |", "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         md.append(f"| {r['agent']} | {r['games']} | {_pct(r['win_rate'])}% | [{_pct(r['dup_low'])}, {_pct(r['dup_high'])}] "
-                  f"| [{_pct(r['indep_low'])}, {_pct(r['indep_high'])}] | {r['shrink']:.2f} | {r['mean_rank']:.2f} "
+                  f"| [{_pct(r['indep_low'])}, {_pct(r['indep_high'])}] | {_ratio(r['shrink'])} | {r['mean_rank']:.2f} "
                   f"| {r['rating']:.0f} [{r['rating_low']:.0f}, {r['rating_high']:.0f}] | {r['ms_per_decision']:.2f} |")
     shrink = [r["shrink"] for r in rows if r["shrink"] == r["shrink"]]
     md += ["", f"Fair share: {100 / cfg.num_players:.1f}%. Width ratio: the interval over deals against the interval "
