@@ -219,6 +219,9 @@ def cmd_ladder(args) -> int:
     from .ladder import write_ladder
     from .tournament import TournamentError, finished_games
 
+    if args.bootstrap < 0:
+        _err(f"--bootstrap: the number of deal resamples, 0 or more, got {args.bootstrap}")
+        return 2
     cfg, out, code = _run_tournament(args, "ladder", DEFAULT_LADDER_DIR)
     if cfg is None:
         return code

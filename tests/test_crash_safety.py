@@ -263,6 +263,9 @@ def test_pettingzoo_step_none_after_every_agent_is_done():
     (["play", "--agents", "random", "--target-vp", "x"], "--target-vp"),
     (["train", "/nonexistent/config.yaml"], "cannot read"),
     (["train-rllib", "/nonexistent/config.yaml"], "cannot read"),
+    (["ladder", "/nonexistent/config.yaml"], "cannot read"),
+    (["ladder", "configs/ladder/ladder_4p.yaml", "--bootstrap", "-1"], "--bootstrap"),
+    (["tournament", "configs/tournament/quick.yaml", "--ray", "nosuch:99999"], "--ray"),
 ])
 def test_cli_user_errors_are_one_line_not_a_traceback(args, says):
     p = run_cli(*args)

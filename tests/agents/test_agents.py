@@ -18,7 +18,7 @@ from v1919_env.actions import NUM_ACTIONS
 from v1919_env.game import Game
 from agents.play import observe_seat
 
-from helpers.games import mid_game, play  # noqa: E402
+from helpers.games import mid_game, play, reorder_hidden  # noqa: E402
 
 FAST = {"random": {}, "rulebot": {}, "greedy": {"samples": 1}, "ismcts": {"iterations": 6}}
 VARIANTS = ("standard", "short15", "long10", "longest")
@@ -129,30 +129,6 @@ def test_ismcts_budget_in_iterations_and_in_milliseconds():
     assert t.last_stats["iterations"] >= 16
 
 
-def _reorder_hidden(g: Game, seed: int) -> Game:
-    """The same game with the hidden deck orders permuted (GAME END kept at its depth) and another
-    dice generator: everything a player can see is equal. (Edits the state array: a mid-procedure
-    position is sealed against hand edits in to_dict form.)"""
-    s = g.state.copy()
-    r = np.random.default_rng(seed)
-    ge = int(g.T[TB.T_GAME_END])
-    n = int(s[L.ISSUE_DECK_N])
-    deck = s[L.ISSUE_DECK:L.ISSUE_DECK + n]
-    idx = np.flatnonzero(deck != ge)
-    deck[idx] = r.permutation(deck[idx])
-    m = int(s[L.EV_DECK_N])
-    s[L.EV_DECK:L.EV_DECK + m] = r.permutation(s[L.EV_DECK:L.EV_DECK + m])
-    s[L.RNG:L.RNG + 2] = r.integers(1, 2 ** 31, 2)
-    h = Game(s, g.cards, g.T)
-    assert not np.array_equal(h.state, g.state)
-    a, b = g.to_dict(), h.to_dict()
-    for d in (a, b):
-        d["engine"].pop("digest")                 # seals the whole position, hidden parts included
-    assert {k for k in a if a[k] != b[k]} <= {"issue_deck", "events", "rng"}
-    assert a["events"]["waiting_room"] == b["events"]["waiting_room"] and a["events"]["table"] == b["events"]["table"]
-    return h
-
-
 @pytest.mark.parametrize("name,opts", [("ismcts", {"iterations": 80, "rollout": "random"}),
                                        ("ismcts", {"iterations": 40, "rollout": "rulebot"}),
                                        ("greedy", {"samples": 2})])
@@ -161,7 +137,7 @@ def test_search_never_reads_the_hidden_deck_order_or_dice(name, opts):
     same statistics, with the same agent seed."""
     for seed in (3, 8):
         g = mid_game(seed=seed)
-        h = _reorder_hidden(g, seed)
+        h = reorder_hidden(g, seed)
         a, b = make_agent(name, seed=1, **opts), make_agent(name, seed=1, **opts)
         assert a.act(None, g.action_mask(), g) == b.act(None, h.action_mask(), h)
         if name == "ismcts":

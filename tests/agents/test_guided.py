@@ -16,12 +16,10 @@ from agents.guided import SHIPPED_FACTS, checkpoint_facts  # noqa: E402
 from agents.guided_kernels import F_PENDING, F_VALUE, F_VISITS, child_of  # noqa: E402
 from agents.learned import DEFAULT_WEIGHTS  # noqa: E402
 from agents.play import observe_seat  # noqa: E402
-from v1919_env.core import layout as L  # noqa: E402
-from v1919_env.core import tables as TB  # noqa: E402
 from v1919_env.game import Game  # noqa: E402
 from v1919_env.rewards import terminal_rewards  # noqa: E402
 
-from helpers.games import mid_game, play  # noqa: E402
+from helpers.games import mid_game, play, reorder_hidden  # noqa: E402
 
 FAST = {"iterations": 12, "batch_size": 4}
 
@@ -218,28 +216,10 @@ def test_a_winning_last_move_is_found():
     assert make_agent("guided", iterations=200, seed=0).act(None, g.action_mask(), g.clone()) in win_now
 
 
-def _reorder_hidden(g: Game, seed: int) -> Game:
-    """The same game with the hidden deck orders permuted (GAME END kept at its depth) and another
-    dice generator (tests/agents/test_agents.py has the checked version)."""
-    s = g.state.copy()
-    r = np.random.default_rng(seed)
-    ge = int(g.T[TB.T_GAME_END])
-    n = int(s[L.ISSUE_DECK_N])
-    deck = s[L.ISSUE_DECK:L.ISSUE_DECK + n]
-    idx = np.flatnonzero(deck != ge)
-    deck[idx] = r.permutation(deck[idx])
-    m = int(s[L.EV_DECK_N])
-    s[L.EV_DECK:L.EV_DECK + m] = r.permutation(s[L.EV_DECK:L.EV_DECK + m])
-    s[L.RNG:L.RNG + 2] = r.integers(1, 2 ** 31, 2)
-    h = Game(s, g.cards, g.T)
-    assert not np.array_equal(h.state, g.state)
-    return h
-
-
 def test_search_never_reads_the_hidden_deck_order_or_dice():
     for seed in (3, 8):
         g = mid_game(seed=seed)
-        h = _reorder_hidden(g, seed)
+        h = reorder_hidden(g, seed)
         a, b = make_agent("guided", seed=1, **FAST), make_agent("guided", seed=1, **FAST)
         assert a.act(None, g.action_mask(), g) == b.act(None, h.action_mask(), h)
         assert np.array_equal(a.last_stats["visits"], b.last_stats["visits"])
