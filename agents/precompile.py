@@ -13,6 +13,7 @@ show it on stderr).
 """
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections.abc import Callable
@@ -55,7 +56,7 @@ def stages(specs: list[dict], num_players: int, variant: str = "standard", solit
     out = [("the rules core", lambda: _rules(new_game))]
     seen = set()
     for spec in specs:
-        key = (spec["agent"], tuple(sorted(spec["options"].items())))
+        key = (spec["agent"], json.dumps(spec["options"], sort_keys=True, default=str))   # options may nest
         if spec["agent"] == "human" or key in seen or (builtin_only and not is_builtin(spec["agent"])):
             continue
         seen.add(key)

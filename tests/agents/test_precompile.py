@@ -52,6 +52,13 @@ def test_stages_are_the_rules_core_then_each_distinct_agent_without_the_human():
     assert len(P.stages(parse_agents_arg(",".join(DEMO_LINEUP)), 4)) == 1 + len(set(DEMO_LINEUP))
 
 
+def test_stages_take_agents_whose_options_nest_a_mapping():
+    # guided's reward option is a mapping {kind: weight}; it made the stage key unhashable
+    spec = {"agent": "guided", "label": "g", "options": {"reward": {"win_loss": 1.0}, "iterations": 4}}
+    same = {"agent": "guided", "label": "h", "options": {"iterations": 4, "reward": {"win_loss": 1.0}}}
+    assert [t for t, _ in P.stages([spec, same], 4)] == ["the rules core", "agent g"]
+
+
 def test_a_stage_that_compiles_logs_a_line_when_it_starts_and_its_time_when_done(monkeypatch, caplog):
     @njit
     def fresh(x):                   # never compiled before: its first call compiles

@@ -9,6 +9,7 @@ from __future__ import annotations
 from v1919_env.actions import encode
 from v1919_env.core import layout as L
 from v1919_env.game import Game
+from helpers.scenario import RBIT, is_legal, legal
 from helpers.solitaire import FRANCE, UK, USA, cubes, kinds, settled, slot_issue, solo_game, solo_position
 
 ALL_IN = {"influence": {"available": 15, "exhausted": 0}}
@@ -380,6 +381,26 @@ def test_player_must_settle_when_leading_both_table_issues():
     g = solo_game(active="usa", faction="usa", table=[("Kiel Canal", {"usa": 1}), ("Prussia", {"uk": 2})],
                   waiting=["Silesia", "Tyrol"])
     assert "place" in kinds(g)
+
+
+def test_player_reclaim_must_take_something_from_the_exhausted_box():
+    """Ruling P-31 (EN:274-280): in the solitaire game a deployed unit alone is no Reclaim, so the player
+    cannot hold the game still by deploying and recalling a unit every turn; with an exhausted cube
+    (or unit) it may recall the deployed unit with it. The normal game keeps the recall alone."""
+    deployed = {"military": {"available": 2, "exhausted": 0, "deployed": {"africa": 8}}}
+    g = solo_game(active="usa", faction="usa", table=[("Kiel Canal", {"uk": 1}), ("Prussia", {"uk": 2})],
+                  waiting=["Silesia", "Tyrol"], players={"usa": {"influence": {"available": 15, "exhausted": 0},
+                                                                  **deployed}})
+    assert at_players_turn(g)
+    assert "reclaim" not in kinds(g) and "place" in kinds(g)
+    g = solo_game(active="usa", faction="usa", table=[("Kiel Canal", {"uk": 1}), ("Prussia", {"uk": 2})],
+                  waiting=["Silesia", "Tyrol"], players={"usa": {"influence": {"available": 14, "exhausted": 1},
+                                                                  **deployed}})
+    recl = sorted((a.params["n"], a.params["recall"]) for a in legal(g) if a.kind == "reclaim")
+    assert recl == [(1, 0), (1, RBIT["africa"])]
+    four = Game.from_dict({"num_players": 4, "active": "usa", "strategies": {"draft_done": True},
+                           "players": {"usa": deployed}})
+    assert is_legal(four, "reclaim", n=0, recall=RBIT["africa"])
 
 
 def test_event_unsettle_switches_the_player_before_the_bid():

@@ -92,7 +92,8 @@ def legal_place_second(s, p, first, out, n):
 # ----------------------------------------------------------------------------- Reclaim
 @njit(cache=True, _nrt=False)
 def legal_reclaim(s, T, p, out, n):
-    """Up to 6 exhausted cubes, all exhausted units, any deployed units; at least one thing (EN:274-280).
+    """Up to 6 exhausted cubes, all exhausted units, any deployed units; at least one thing (EN:274-280),
+    in the solitaire game at least one thing from the Exhausted box (P-31).
     The 2-player USA recovers all it can up to 6; n is then the cubes its controller recovers beside
     it, up to the USA's number (EN:818-823)."""
     if is_usa_faction(s, p):
@@ -104,10 +105,13 @@ def legal_reclaim(s, T, p, out, n):
         return n
     kmax = min(T[T_RECLAIM_MAX], s[INF_EXH + p])
     dm = deployed_mask(s, p)
+    # Solitaire (ruling P-31): the thing reclaimed must come from the Exhausted box; recalling deployed
+    # units alone would let the player deploy and recall a unit turn after turn, a VP each turn, forever.
+    recall_counts = s[MODE] != MODE_SOLO
     for k in range(kmax + 1):
         m = dm
         while True:                      # every subset of the deployed regions
-            if k > 0 or m > 0 or s[MIL_EXH + p] > 0:
+            if k > 0 or s[MIL_EXH + p] > 0 or (m > 0 and recall_counts):
                 out[n] = A_RECLAIM + k * 32 + m
                 n += 1
             if m == 0:
