@@ -47,10 +47,13 @@ def write_reports(records: list[dict], cfg, out_dir) -> list[dict]:
           markdown_table(rows), "",
           "Wins by seat (whoever sat there): " + ", ".join(
               f"{NATIONS[p].upper()} {100 * w:.1f}%" for p, w in enumerate(seat_win_shares(records))) + ".", "",
+          "Rows: best win rate first, then the better mean rank. "
           "Wins: a shared win counts 1/k to each of the k winners; the interval is Wilson's 95% score interval. "
           "Mean scores are over the games that ended by the rules (not forfeited); ranks use the rules' "
           "tie-break (total, happiness, issues controlled), tied seats sharing the better rank. Ratings: "
-          "OpenSkill Plackett-Luce over the games in index order, ordinal = mu - 3 sigma. Every figure is "
+          "OpenSkill Plackett-Luce over the games in index order, ordinal = mu - 3 sigma, shown for reference: "
+          "its order can differ from the win rates' (`v1919 ladder` rates with the Luce model, whose order "
+          "agrees with them in a balanced schedule; docs/ladder.md). Every figure is "
           "computed from games.jsonl (`v1919 tournament CONFIG --report-only` recomputes it).", ""]
     if forfeits:
         md += ["## Forfeits", ""]

@@ -46,7 +46,9 @@ def openskill_ratings(records: list[dict], labels: list[str]) -> dict[str, tuple
 
 
 def agent_rows(records: list[dict], labels: list[str]) -> list[dict]:
-    """One row of figures per agent (see the module docstring), best OpenSkill ordinal first."""
+    """One row of figures per agent (see the module docstring), best win rate first (then the better
+    mean rank, then the config's order). Not by the OpenSkill ordinal: it rates the games in their
+    index order and may order agents against their win rates (issue 21), so it is only shown."""
     rows = {lab: {"agent": lab, "games": 0, "wins": 0.0, "forfeits": 0, "completed": 0, "rank_sum": 0,
                   "decisions": 0, "seconds": 0.0, "cpu_seconds": 0.0, **{f"sum_{k}": 0 for k in SCORE_PARTS}}
             for lab in labels}
@@ -81,7 +83,7 @@ def agent_rows(records: list[dict], labels: list[str]) -> list[dict]:
                **{f"{k}ms_per_decision": 1000 * r[f"{k}seconds"] / r["decisions"] if r["decisions"] else float("nan")
                   for k in ("", "cpu_")}}
         out.append(row)
-    return sorted(out, key=lambda row: -row["ordinal"])
+    return sorted(out, key=lambda row: (-row["win_rate"], row["mean_rank"]))     # (a stable sort: then labels)
 
 
 def seat_win_shares(records: list[dict]) -> list[float]:

@@ -146,6 +146,20 @@ def test_agent_rows_count_shared_wins_fractionally_and_rate_the_best_first():
     assert rows["a"]["ms_per_decision"] == pytest.approx(100) and rows["a"]["cpu_ms_per_decision"] == pytest.approx(50)
 
 
+def test_agent_rows_are_ordered_by_win_rate_not_by_the_openskill_ordinal():
+    """Issue 21: results.md was sorted by the OpenSkill ordinal, which can contradict the win rates.
+    Here a wins 3 of 6 games, b 2 and c 1, but a's wins come first and OpenSkill weighs the game
+    order: its ordinals put them the other way round. Equal win rates go by the better mean rank."""
+    recs = [_fake(0, ["a", "b", "c"], [1, 3, 2]), _fake(1, ["a", "b", "c"], [1, 3, 2]),
+            _fake(2, ["a", "b", "c"], [1, 3, 2]), _fake(3, ["a", "b", "c"], [3, 2, 1]),
+            _fake(4, ["a", "b", "c"], [3, 1, 2]), _fake(5, ["a", "b", "c"], [3, 1, 2])]
+    rows = agent_rows(recs, ["c", "b", "a"])
+    assert [(r["agent"], r["wins"]) for r in rows] == [("a", 3), ("b", 2), ("c", 1)]
+    assert rows[0]["ordinal"] < rows[1]["ordinal"] < rows[2]["ordinal"]       # OpenSkill: c, b, a
+    tied = agent_rows([_fake(0, ["a", "b", "c"], [1, 3, 2]), _fake(1, ["a", "b", "c"], [2, 1, 3])], ["b", "c", "a"])
+    assert [(r["agent"], r["wins"], r["mean_rank"]) for r in tied] == [("a", 1, 1.5), ("b", 1, 2.0), ("c", 0, 2.5)]
+
+
 # ---------------------------------------------------------------------- running
 def test_tournament_in_process_reports_from_games_jsonl(tmp_path):
     cfg = config_from_dict(cfg_dict())
