@@ -21,6 +21,8 @@
     init_from: null               # a MaskablePPO .zip to start from (an earlier observation version's too)
     pretrain: {teacher: rulebot, decisions: 600000, epochs: 3, batch_size: 512, learning_rate: 1.0e-3,
                value_coef: 0.5, holdout: 0.02}   # imitation warm start (teacher null: none); training/pretrain.py
+                                                # (solitaire: teacher 'ismcts:iterations=200', workers N;
+                                                # training/solitaire_teacher.py)
 
 Everything left out takes the defaults below (DEFAULTS); the resolved config is written into the
 run directory, so a run is reproduced from that file alone.
@@ -58,8 +60,9 @@ DEFAULTS = {
     "init_from": None,
     "solitaire": {"faction": None, "target_vp": 20},
     "pretrain": {"teacher": None, "decisions": 500_000, "epochs": 3, "batch_size": 512, "learning_rate": 1.0e-3,
-                 "value_coef": 0.5, "holdout": 0.02},
+                 "value_coef": 0.5, "holdout": 0.02, "workers": 1},
 }
+SOLO_TEACHERS = ("ismcts", "greedy")   # agents that play the solitaire player's VP (pretrain.teacher, 1 player)
 SELF = "self"                    # the opponent-pool key of the learner's past checkpoints
 CURRENT = "current"              # the opponent-pool key of the current policy (training/opponents.py)
 SEED_MAX = 2 ** 32 - 1           # SB3 and RLlib seed numpy's global generator with it (np.random.seed's range)
@@ -136,9 +139,24 @@ def _solitaire(cfg: dict) -> None:
     if set(cfg["opponents"]) - {"random"} or cfg["opponents"].get("random", 1.0) != 1.0:
         raise ConfigError(f"opponents: the solitaire game has none (the two bots play inside it), got "
                           f"{cfg['opponents']!r}")
-    if cfg["pretrain"]["teacher"] is not None:
-        raise ConfigError("pretrain.teacher: no imitation warm start in the solitaire game (the rule bot is no "
-                          "solitaire player); set it to null")
+    teacher = cfg["pretrain"]["teacher"]
+    if teacher is not None:          # a search agent that plays the player's objective (training/solitaire_teacher.py)
+        from agents.base import parse_agent_spec
+
+        try:
+            name, _ = parse_agent_spec(teacher) if isinstance(teacher, str) else (None, None)
+        except ValueError as e:
+            raise ConfigError(f"pretrain.teacher: {e}") from None
+        if name not in SOLO_TEACHERS:
+            raise ConfigError(f"pretrain.teacher: in the solitaire game null or a search agent that plays the "
+                              f"player's VP ({', '.join(SOLO_TEACHERS)}, with options: 'ismcts:iterations=200'; the "
+                              f"rule bot plays for a faction, not the player), got {teacher!r}")
+        from agents.base import make_agent
+
+        try:
+            make_agent(name, **parse_agent_spec(teacher)[1]).close()
+        except ValueError as e:             # (AgentError is a ValueError) a bad option of the teacher
+            raise ConfigError(f"pretrain.teacher: {e}") from None
 
 
 def validate(cfg: dict) -> dict:
@@ -227,10 +245,10 @@ def validate(cfg: dict) -> dict:
         raise ConfigError(f"init_from: null or the path of a MaskablePPO checkpoint (.zip), got {init!r}")
     _number(cfg, "ppo.target_kl", (int, float), 0, allow_none=True)
     pre = cfg["pretrain"]
-    if pre["teacher"] is not None and pre["teacher"] not in COMPILED_POLICIES:
+    if pre["teacher"] is not None and pre["teacher"] not in COMPILED_POLICIES and cfg["num_players"] != 1:
         raise ConfigError(f"pretrain.teacher: null (no warm start) or a compiled agent "
                           f"({', '.join(COMPILED_POLICIES)}), got {pre['teacher']!r}")
-    for k in ("decisions", "epochs", "batch_size"):
+    for k in ("decisions", "epochs", "batch_size", "workers"):
         _number(cfg, f"pretrain.{k}", int, 1)
     for k in ("learning_rate", "value_coef"):
         _number(cfg, f"pretrain.{k}", (int, float), 0)

@@ -234,9 +234,16 @@ class Trainer:
 
         pre = self.cfg["pretrain"]
         t0 = time.perf_counter()
-        data = teacher_decisions(pre["teacher"], pre["decisions"], self.cfg["num_players"], self.cfg["reward"],
-                                 self.cfg["ppo"]["gamma"], seed=self.cfg["seed"], variant=self.cfg["variant"],
-                                 progress=self.progress)
+        if self.cfg["num_players"] == 1:
+            from .solitaire_teacher import solitaire_teacher_decisions
+
+            data = solitaire_teacher_decisions(pre["teacher"], pre["decisions"], self.cfg["reward"],
+                                               self.cfg["ppo"]["gamma"], self.cfg["seed"], self.cfg["solitaire"],
+                                               workers=pre["workers"], progress=self.progress)
+        else:
+            data = teacher_decisions(pre["teacher"], pre["decisions"], self.cfg["num_players"], self.cfg["reward"],
+                                     self.cfg["ppo"]["gamma"], seed=self.cfg["seed"], variant=self.cfg["variant"],
+                                     progress=self.progress)
         gen = time.perf_counter() - t0
         result = fit(self.model.policy, data, pre["epochs"], pre["batch_size"], pre["learning_rate"],
                      pre["value_coef"], pre["holdout"], seed=self.cfg["seed"], progress=self.progress)

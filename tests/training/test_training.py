@@ -355,9 +355,12 @@ def test_solitaire_training_runs_on_the_vector_env_and_evaluates_the_vp(tmp_path
     raw = yaml.safe_load((ROOT / "configs" / "train" / "solitaire.yaml").read_text())
     raw.update(budget={"steps": 1024}, env={"num_envs": 16}, ppo={"n_steps": 32, "batch_size": 256, "n_epochs": 1},
                policy={"trunk": [32], "pi": [16], "vf": [16]},
-               evaluation={"every_steps": None, "games": 3, "final_games": 3}, checkpoint_every_steps=512)
+               evaluation={"every_steps": None, "games": 3, "final_games": 3}, checkpoint_every_steps=512,
+               pretrain={"teacher": "greedy", "decisions": 400, "workers": 1, "epochs": 1, "batch_size": 64})
     summary = train(config_from_dict(raw, "solitaire"), tmp_path / "solo", progress=False)
     assert summary["steps"] == 1024
+    pre = summary["pretrain"]          # the warm start imitated greedy's solitaire decisions, whole games
+    assert pre["teacher"] == "greedy" and pre["decisions"] >= 400 and pre["games"] >= 1
     (row,) = summary["final"]
     assert row["opponent"] == "solitaire" and row["games"] == 3 and row["mean_total"] >= 0
     agent = make_agent("learned", path=str(tmp_path / "solo" / "checkpoints" / "final.zip"))
@@ -366,7 +369,42 @@ def test_solitaire_training_runs_on_the_vector_env_and_evaluates_the_vp(tmp_path
     assert rec["result"]["forfeit"] is None
 
 
+def test_the_solitaire_teacher_records_whole_games_the_same_in_one_or_two_worker_processes():
+    """training/solitaire_teacher.py: the observation with the solitaire features, the teacher's
+    actions and the discounted VP still to come; the data is a function of the seed, whatever the
+    number of worker processes (results are taken in submission order)."""
+    from training.solitaire_teacher import solitaire_teacher_decisions
+    from v1919_env.game import Game
+    from v1919_env.core.observe import OBS_SIZE
+
+    solo = {"faction": None, "target_vp": 20}
+    one = solitaire_teacher_decisions("greedy", 600, "vp", 0.5, 3, solo, workers=1)
+    two = solitaire_teacher_decisions("greedy", 600, "vp", 0.5, 3, solo, workers=2)
+    assert len(one) >= 600 and one.games == two.games
+    for k in ("obs", "masks", "actions", "returns"):
+        assert np.array_equal(getattr(one, k), getattr(two, k))
+    assert one.obs.shape[1] == OBS_SIZE + 11 and one.masks[np.arange(len(one)), one.actions].all()
+    # the first game replays from its seed with the recorded actions, and its returns are the VP to come
+    g, vps = Game.new(1, seed=3 * 1_000_003, **solo), []
+    for a in one.actions:
+        vps.append(g.player_vp)
+        g.step(int(a))
+        if g.is_over:
+            break
+    n = len(vps)
+    gains = np.diff(np.asarray(vps + [g.player_vp], np.float64))
+    want = [sum(gains[t + j] * 0.5 ** j for j in range(n - t)) for t in range(n)]
+    assert np.allclose(one.returns[:n], want, atol=1e-4) and one.returns[0] >= 0
+    assert g.player_vp < 20                                  # (greedy never reaches the level)
+    lost = solitaire_teacher_decisions("greedy", 10, "win_loss", 0.99, 3, solo)      # a lost game: -gamma ** k
+    assert np.array_equal(lost.actions[:n], one.actions[:n]) and lost.teacher_win_share == 0
+    assert lost.returns[n - 1] == -1.0 and lost.returns[0] == pytest.approx(-(0.99 ** (n - 1)), rel=1e-5)
+
+
 @pytest.mark.parametrize("over, field", [({"reward": "rank"}, "reward"),
+                                         ({"pretrain": {"teacher": "ismcts:iterations=0"}}, "pretrain.teacher"),
+                                         ({"pretrain": {"teacher": "random"}}, "pretrain.teacher"),
+                                         ({"pretrain": {"workers": 0}}, "pretrain.workers"),
                                          ({"solitaire": {"faction": "italy"}}, "solitaire.faction"),
                                          ({"solitaire": {"target_vp": 0}}, "solitaire.target_vp"),
                                          ({"opponents": {"rulebot": 1.0}}, "opponents"),
