@@ -25,7 +25,7 @@ from pathlib import Path
 import torch
 from stable_baselines3.common.callbacks import BaseCallback
 
-from .config import CURRENT, SELF, ConfigError, dump_config
+from .config import CURRENT, DEFAULTS, SELF, ConfigError, _merge, dump_config
 from .envs import make_vec_env
 from .evaluate import EVAL_SEED_OFFSET, append_rows, evaluate
 from .opponents import OpponentPool
@@ -123,7 +123,10 @@ class Trainer:
             if not state_path.exists():
                 raise RunError(f"--resume: no run to resume in {self.run} (no {STATE_FILE})")
             state = json.loads(state_path.read_text())
-            old = state["config"]
+            try:            # a key added to the defaults since the run started takes its default
+                old = _merge(DEFAULTS, state["config"])
+            except ConfigError:
+                old = state["config"]
             diff = sorted(k for k in set(old) | set(self.cfg) if k != "budget" and old.get(k) != self.cfg.get(k))
             if diff:
                 raise RunError(f"--resume: the config differs from the run's in {', '.join(diff)} (only the budget "

@@ -141,6 +141,10 @@ def test_train_evaluate_resume_and_play_the_result(tmp_path):
         train(cfg, run, progress=False)
     with pytest.raises(RunError, match="differs"):
         train(smoke_cfg(seed=1), run, resume=True, progress=False)
+    # a run saved before a key joined the defaults (pretrain.workers) resumes: the key takes its default
+    saved = json.loads((run / "state.json").read_text())
+    del saved["config"]["pretrain"]["workers"]
+    (run / "state.json").write_text(json.dumps(saved))
     longer = smoke_cfg(budget={"steps": 3072})
     summary = train(longer, run, resume=True, progress=False)
     assert summary["steps"] == 3072
