@@ -132,6 +132,8 @@ class Trainer:
                 raise RunError(f"--resume: the config differs from the run's in {', '.join(diff)} (only the budget "
                                f"may change); use another run directory")
             state["resumes"] += 1
+            # a run killed before its end saved its time only with its last checkpoint, which --resume loads
+            state["train_seconds"] = max(state["train_seconds"], state.get("train_seconds_at_save", 0.0))
         else:
             if state_path.exists():
                 raise RunError(f"{self.run} already holds a run; --resume continues it, or choose another --out")

@@ -144,12 +144,15 @@ def test_train_evaluate_resume_and_play_the_result(tmp_path):
     # a run saved before a key joined the defaults (pretrain.workers) resumes: the key takes its default
     saved = json.loads((run / "state.json").read_text())
     del saved["config"]["pretrain"]["workers"]
+    # and a run killed after a checkpoint counts its training time up to that checkpoint
+    saved["train_seconds"], saved["train_seconds_at_save"] = 0.0, 1000.0
     (run / "state.json").write_text(json.dumps(saved))
     longer = smoke_cfg(budget={"steps": 3072})
     summary = train(longer, run, resume=True, progress=False)
     assert summary["steps"] == 3072
     resumed = json.loads((run / "state.json").read_text())
     assert resumed["resumes"] == 1 and resumed["pretrain"] == pre      # no second warm start
+    assert resumed["train_seconds"] > 1000.0
 
     agent = make_agent("learned", path=str(run / "checkpoints" / "final.zip"))
     others = [make_agent("random") for _ in range(3)]
