@@ -11,7 +11,11 @@ value, so a batch spreads out); all leaves of a batch go through one
 forward pass of the network: the decider's row gives the priors of the new node's children, and
 one row per seat gives the value vector (the value head predicts a seat's own return from its own
 observation) that is backed up; a finished game backs up every seat's exact reward under the
-reward the network was trained on. The answer is the most visited root action (ties: the better
+reward the network was trained on. In the solitaire game the search plays the player's objective
+as `ismcts` does (`core.search.solo_value`: the VP against the level, and the win): a finished game
+backs up that value, a leaf the same value of an estimated final VP (`solo_leaf_value`), with the
+bots' decisions made by their rules inside the game; it needs a solitaire network (the shipped
+`solitaire.zip` by default). The answer is the most visited root action (ties: the better
 mean value, then the higher prior, then the first legal), or with `temperature` > 0 an action drawn
 with probability proportional to visits ** (1 / temperature).
 
@@ -28,14 +32,14 @@ import numpy as np
 
 from v1919_env.actions import NUM_ACTIONS
 from v1919_env.core.bots import seed_policy_rng
-from v1919_env.core.layout import MAX_LEGAL, MAX_PLAYERS, STATE_SIZE, STATE_DTYPE
+from v1919_env.core.layout import MAX_LEGAL, MAX_PLAYERS, SOLO_TARGET, SOLO_VP, STATE_SIZE, STATE_DTYPE
 from v1919_env.core.observe import OBS_SIZE
 from v1919_env.rewards import REWARD_KINDS
 
 from .base import Agent, AgentError, number_option, register, require_game
 from .guided_kernels import (META_SIZE, M_FULL, M_NODES, M_SIMULATIONS, NF_COLS, NI_COLS, ST_EVAL, guided_backup,
                              guided_select, root_children, tree_clear)
-from .learned import DEFAULT_WEIGHTS
+from .learned import DEFAULT_WEIGHTS, SHIPPED_WEIGHTS
 
 MAX_DEPTH = 512                # tree depth cap (a deeper leaf is evaluated without expanding it)
 TIME_NODES = 1 << 17           # tree capacity with a time budget (iterations: 64 nodes per simulation)
@@ -43,6 +47,28 @@ SHIPPED_FACTS = {"num_players": 4, "reward": {"win_loss": 1.0, "score_margin": 0
 """What the shipped 4-player weights (agents/weights/league_4p.zip, configs/train/league_4p.yaml, which
 starts from ppo_4p.zip of configs/train/ppo_4p.yaml; docs/training.md) were trained on: 4-player
 games, reward win_loss + 0.2 x score_margin."""
+
+
+C_PUCT = 1.5
+"""The default exploration constant in the games of players (values: returns of about -1..1)."""
+SOLO_C_PUCT = 0.1
+"""The default in the solitaire game: its value (`solo_value`) moves 0.025 per VP, so at 1.5 the
+search only followed the priors (64 simulations on a PPO network: 2.8 VP a game, as the network
+alone); 0.02-0.3 gave 5.2-5.7 VP over 30 games (issue 22, docs/agents.md)."""
+SOLO_WIN_SCALE = 2.0
+"""VP: the spread of the logistic that turns an estimated final VP into a chance of reaching the level."""
+
+
+def solo_leaf_value(vp: np.ndarray, target: np.ndarray, value: np.ndarray) -> np.ndarray:
+    """The solitaire objective (`core.search.solo_value`: half the VP against the level, half the
+    win) of a leaf, from the VP scored so far and the value head's estimate of the VP still to come
+    (a solitaire network is trained on reward 'vp'). The win is uncertain there, so its half is a
+    logistic of the estimated final VP around the level (spread SOLO_WIN_SCALE), not a step. The
+    value head predicts the discounted VP (gamma < 1), so the estimate is low late in a long game;
+    that only shifts leaves of one search alike."""
+    t = np.maximum(np.asarray(target, np.float64), 1.0)
+    final = np.asarray(vp, np.float64) + np.maximum(np.asarray(value, np.float64), 0.0)
+    return 0.5 * final / t + 0.5 / (1.0 + np.exp(-(final - t + 0.5) / SOLO_WIN_SCALE))
 
 
 def checkpoint_facts(path: str | Path) -> dict:
@@ -84,7 +110,8 @@ def reward_spec(reward) -> dict[str, float]:
 class GuidedAgent(Agent):
     """iterations: simulations per decision (used when time_ms is None); time_ms: milliseconds per
     decision instead (at least one batch); batch_size: leaves per forward pass; c_puct: the PUCT
-    exploration constant (values are returns of about -1..1); fpu: an unvisited child's value is its
+    exploration constant (None: C_PUCT, values are returns of about -1..1; in the solitaire game
+    SOLO_C_PUCT, where a VP is worth 0.025 of value); fpu: an unvisited child's value is its
     parent's mean minus fpu; virtual_loss: a pending simulation (one of the batch not yet backed
     up) counts as a visit at the child's mean minus virtual_loss (0: it only lowers the exploration
     term); prior_temperature: the priors are the policy ** (1 / prior_temperature), renormalized
@@ -98,13 +125,14 @@ class GuidedAgent(Agent):
     needs_game = True
 
     def __init__(self, iterations: int = 200, time_ms: float | None = None, batch_size: int = 16,
-                 c_puct: float = 1.5, fpu: float = 0.2, virtual_loss: float = 0.0, prior_temperature: float = 1.0,
-                 temperature: float = 0.0, path: str | None = None, players: int | str | None = None, reward=None,
+                 c_puct: float | None = None, fpu: float = 0.2, virtual_loss: float = 0.0,
+                 prior_temperature: float = 1.0, temperature: float = 0.0, path: str | None = None,
+                 players: int | str | None = None, reward=None,
                  max_nodes: int | None = None, seed: int | None = None):
         self.iterations = number_option("iterations", iterations, int, minimum=1)
         self.time_ms = number_option("time_ms", time_ms, float, above=0, allow_none=True)
         self.batch_size = number_option("batch_size", batch_size, int, minimum=1)
-        self.c_puct = number_option("c_puct", c_puct, float, minimum=0)
+        self.c_puct = number_option("c_puct", c_puct, float, minimum=0, allow_none=True)
         self.fpu = number_option("fpu", fpu, float)
         self.virtual_loss = number_option("virtual_loss", virtual_loss, float, minimum=0)
         self.prior_temperature = number_option("prior_temperature", prior_temperature, float, above=0)
@@ -123,7 +151,8 @@ class GuidedAgent(Agent):
             self.players = int(players)
         else:
             raise ValueError(f"option players must be 2, 3, 4, 'any' or None (the checkpoint's), got {players!r}")
-        self.reward = reward_spec(facts.get("reward", "win_loss") if reward is None else reward)
+        trained = facts.get("reward", "win_loss") if facts.get("num_players") != 1 else "win_loss"
+        self.reward = reward_spec(trained if reward is None else reward)    # (the solitaire has its own objective)
         self._kinds = np.asarray([REWARD_KINDS.index(k) for k in self.reward], np.int64)
         self._weights = np.asarray(list(self.reward.values()), np.float64)
         self._load()
@@ -142,19 +171,39 @@ class GuidedAgent(Agent):
         self.reset(seed)
 
     def _load(self) -> None:
+        self.net = self._network(self.path)
+        self._solo_net = None           # the shipped solitaire weights, loaded at the first solitaire game
+
+    @staticmethod
+    def _network(path):
         from .learned import LearnedAgent
 
         try:
-            self.net = LearnedAgent(path=self.path)
+            net = LearnedAgent(path=path)
         except ValueError as e:
             raise ValueError(f"option path: {e}") from e
-        if self.net.rllib is not None:
-            raise ValueError(f"option path: {self.net.path} is an RLlib checkpoint; guided needs a MaskablePPO .zip "
+        if net.rllib is not None:
+            raise ValueError(f"option path: {net.path} is an RLlib checkpoint; guided needs a MaskablePPO .zip "
                              f"(it reads the value head)")
+        return net
+
+    def _net_for(self, g):
+        """The network that searches this game: the option's, or without one the shipped weights for
+        the solitaire game (solitaire.zip) and the 4-player weights otherwise."""
+        if not g.solitaire or self.path is not None:
+            return self.net
+        if self._solo_net is None:
+            p = SHIPPED_WEIGHTS[1]
+            if not p.is_file():
+                raise AgentError(f"guided: no shipped solitaire weights ({p}); train them with "
+                                 f"`v1919 train configs/train/solitaire.yaml` and give path=...")
+            self._solo_net = self._network(str(p))
+        return self._solo_net
 
     def __getstate__(self):             # the network is rebuilt from its path (tournament workers)
         d = dict(self.__dict__)
         d["net"] = None
+        d["_solo_net"] = None
         d["_scratch"] = {}
         return d
 
@@ -169,13 +218,13 @@ class GuidedAgent(Agent):
         self._pick_rng = np.random.default_rng(s)
 
     # ------------------------------------------------------------------ the search
-    def _arrays(self, k: int, nseats: int) -> dict:
-        key = (k, nseats)
+    def _arrays(self, k: int, nseats: int, width: int) -> dict:
+        key = (k, nseats, width)
         if key not in self._scratch:
             self._scratch[key] = {
                 "S": np.zeros((k, STATE_SIZE), STATE_DTYPE), "paths": np.zeros((k, MAX_DEPTH), np.int64),
                 "plen": np.zeros(k, np.int64), "leaf": np.zeros(k, np.int64), "status": np.zeros(k, np.int64),
-                "deciders": np.zeros(k, np.int64), "obs": np.zeros((k, nseats, OBS_SIZE), np.float32),
+                "deciders": np.zeros(k, np.int64), "obs": np.zeros((k, nseats, width), np.float32),
                 "masks": np.zeros((k, nseats, NUM_ACTIONS), np.int8), "legal": np.zeros((k, MAX_LEGAL), np.int64),
                 "nlegal": np.zeros(k, np.int64), "term": np.zeros((k, MAX_PLAYERS), np.float64),
                 "values": np.zeros((k, MAX_PLAYERS), np.float64), "probs": np.zeros((k, NUM_ACTIONS), np.float32)}
@@ -183,8 +232,10 @@ class GuidedAgent(Agent):
 
     def _batch(self, game, k: int, nseats: int) -> None:
         """k simulations: select, one forward pass over the evaluated leaves, backup."""
-        a = self._arrays(k, nseats)
-        guided_select(game.state, game.T, k, self.NF, self.NI, self.hk, self.hv, self.meta, self.c_puct, self.fpu,
+        net = self._net_for(game)
+        a = self._arrays(k, nseats, net.obs_size if game.solitaire else OBS_SIZE)
+        c_puct = self.c_puct if self.c_puct is not None else (SOLO_C_PUCT if game.solitaire else C_PUCT)
+        guided_select(game.state, game.T, k, self.NF, self.NI, self.hk, self.hv, self.meta, c_puct, self.fpu,
                       self.virtual_loss, 1.0 / self.prior_temperature, self._rng, nseats, self._kinds, self._weights,
                       a["S"], a["paths"], a["plen"], a["leaf"], a["status"], a["deciders"], a["obs"], a["masks"],
                       a["legal"], a["nlegal"], a["term"], self._buf)
@@ -192,20 +243,33 @@ class GuidedAgent(Agent):
         values[:] = a["term"]
         ev = np.flatnonzero(a["status"] == ST_EVAL)
         if len(ev):
-            p, v = self.net.evaluate_batch(a["obs"][ev].reshape(-1, OBS_SIZE), a["masks"][ev].reshape(-1, NUM_ACTIONS))
+            obs = a["obs"][ev]
+            p, v = net.evaluate_batch(obs.reshape(-1, obs.shape[2]), a["masks"][ev].reshape(-1, NUM_ACTIONS))
             v = v.reshape(len(ev), nseats)
             values[ev, :] = 0.0
-            values[ev, :nseats] = v
+            if game.solitaire:
+                leaves = a["S"][ev]
+                values[ev, 0] = solo_leaf_value(leaves[:, SOLO_VP], leaves[:, SOLO_TARGET], v[:, 0])
+            else:
+                values[ev, :nseats] = v
             probs[ev] = p.reshape(len(ev), nseats, NUM_ACTIONS)[np.arange(len(ev)), a["deciders"][ev]]
         guided_backup(k, self.NF, self.NI, self.hk, self.hv, self.meta, a["paths"], a["plen"], a["leaf"], a["status"],
                       values, probs, a["deciders"], a["legal"], a["nlegal"])
 
     def _check_game(self, g) -> int:
+        """The number of seats the search values (1 in the solitaire game); AgentError for a game the
+        network was not trained for."""
+        net = self._net_for(g)
+        name = Path(net.path).name
+        if g.solitaire != net.solitaire:
+            trained = "the solitaire game" if net.solitaire else "games of 2-4 players"
+            game = "the solitaire game" if g.solitaire else f"a {g.num_players}-player game"
+            raise AgentError(f"guided: the network {name} was trained on {trained} and this is {game}; give a "
+                             f"checkpoint trained for it (path=...)")
         if g.solitaire:
-            raise AgentError("guided does not play the solitaire game (its network and rewards are for 2-4 players)")
+            return 1
         n = g.num_players
         if self.players is not None and n != self.players:
-            name = Path(self.net.path).name
             raise AgentError(f"guided: the network {name} was trained on {self.players}-player games and this game "
                              f"has {n} players (its priors and values would be for a game it never saw); give a "
                              f"checkpoint trained for {n} players (path=...), or players='any' to search with it anyway")
@@ -258,8 +322,9 @@ class GuidedAgent(Agent):
         return int(acts[j])
 
     def close(self) -> None:
-        if self.net is not None:
-            self.net.close()
+        for net in (self.net, self._solo_net):
+            if net is not None:
+                net.close()
 
     def __repr__(self) -> str:
         budget = f"time_ms={self.time_ms}" if self.time_ms is not None else f"iterations={self.iterations}"

@@ -32,12 +32,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from v1919_env.core.layout import GAME_OVER, MAX_PLAYERS, PENDING_PLAYER
-from v1919_env.core.observe import observe_and_mask
+from v1919_env.core.layout import GAME_OVER, MAX_PLAYERS, MODE, MODE_SOLO, PENDING_PLAYER
+from v1919_env.core.observe import OBS_SIZE, observe_and_mask
 from v1919_env.core.scoring import SCORE_TABLE_COLS, score_table
-from v1919_env.core.search import ACTION_KEY, _slot_of, determinize, tree_find
+from v1919_env.core.search import ACTION_KEY, _slot_of, determinize, solo_value, tree_find
 from v1919_env.core.step import apply_action, legal
-from v1919_env.envs.vector_kernels import terminal_reward
+from v1919_env.envs.vector_kernels import terminal_reward, write_solo_features
 
 # NF columns (float64)
 F_VISITS, F_PRIOR, F_PENDING, F_VALUE = 0, 1, 2, 3
@@ -141,8 +141,9 @@ def guided_select(root, T, K, NF, NI, hk, hv, meta, c_puct, fpu, vloss, prior_po
     node) to the first unexpanded node (status ST_EVAL: obs[k, p] and masks[k, p] the observation and
     mask of every seat p < nseats, legal_ids[k, :nlegal[k]] the legal actions) or to the end of the
     game (ST_TERMINAL: term[k, p] the terminal reward of seat p, v1919_env.rewards weighted by
-    kinds/weights). deciders[k] is the seat deciding at an ST_EVAL leaf. paths[k, :plen[k]] are the nodes passed (each now has one more pending visit),
-    leaf[k] the last one."""
+    kinds/weights; in the solitaire game term[k, 0] is `core.search.solo_value`, as for ismcts).
+    deciders[k] is the seat deciding at an ST_EVAL leaf. paths[k, :plen[k]] are the nodes passed (each
+    now has one more pending visit), leaf[k] the last one."""
     sc = np.zeros((MAX_PLAYERS, SCORE_TABLE_COLS), np.int64)
     maxd = paths.shape[1]
     for k in range(K):
@@ -154,6 +155,10 @@ def guided_select(root, T, K, NF, NI, hk, hv, meta, c_puct, fpu, vloss, prior_po
         while True:
             if s[GAME_OVER] != 0:
                 status[k] = ST_TERMINAL
+                if s[MODE] == MODE_SOLO:           # the solitaire objective: VP and the win at the level
+                    term[k, :] = 0.0
+                    term[k, 0] = solo_value(s)
+                    break
                 win = score_table(s, T, sc)
                 for p in range(MAX_PLAYERS):
                     term[k, p] = terminal_reward(s, p, kinds, weights, sc, win) if p < nseats else 0.0
@@ -173,7 +178,9 @@ def guided_select(root, T, K, NF, NI, hk, hv, meta, c_puct, fpu, vloss, prior_po
                 for j in range(n):
                     legal_ids[k, j] = buf[j]
                 for p in range(nseats):
-                    observe_and_mask(s, T, p, obs[k, p], masks[k, p], buf)
+                    observe_and_mask(s, T, p, obs[k, p, :OBS_SIZE], masks[k, p], buf)
+                    if obs.shape[2] > OBS_SIZE:    # a solitaire network also reads the solitaire features
+                        write_solo_features(s, T, obs[k, p, OBS_SIZE:])
                 break
             NF[c, F_PENDING] += 1.0
             paths[k, depth] = c

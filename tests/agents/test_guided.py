@@ -12,9 +12,9 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 from agents import AgentError, make_agent, parse_agent_spec  # noqa: E402
-from agents.guided import SHIPPED_FACTS, checkpoint_facts  # noqa: E402
+from agents.guided import SHIPPED_FACTS, checkpoint_facts, solo_leaf_value  # noqa: E402
 from agents.guided_kernels import F_PENDING, F_VALUE, F_VISITS, child_of  # noqa: E402
-from agents.learned import DEFAULT_WEIGHTS  # noqa: E402
+from agents.learned import DEFAULT_WEIGHTS, SHIPPED_WEIGHTS  # noqa: E402
 from agents.play import observe_seat  # noqa: E402
 from v1919_env.game import Game  # noqa: E402
 from v1919_env.rewards import terminal_rewards  # noqa: E402
@@ -93,10 +93,50 @@ def test_a_game_of_another_player_count_is_refused_unless_asked(guided):
     with pytest.raises(AgentError, match="trained on 4-player games and this game has 3 players.*players='any'"):
         guided.act(None, g.action_mask(), g.clone())
     solo = Game.new(1, seed=0)
-    with pytest.raises(AgentError, match="solitaire"):
-        make_agent("guided", players="any", **FAST).act(None, solo.action_mask(), solo)
+    four = make_agent("guided", path=str(DEFAULT_WEIGHTS), players="any", **FAST)
+    with pytest.raises(AgentError, match="trained on games of 2-4 players and this is the solitaire game"):
+        four.act(None, solo.action_mask(), solo)
     with pytest.raises(AgentError, match="needs the game"):
         guided.act(None, g.action_mask())
+
+
+# ----------------------------------------------------------------------------- the solitaire game
+def test_a_leaf_of_the_solitaire_is_valued_by_the_objective_of_its_estimated_final_vp():
+    """solo_value (half the VP against the level, half the win) of the VP so far plus the value head's
+    VP still to come; the win a logistic around the level."""
+    t = np.full(3, 20)
+    v = solo_leaf_value(np.array([0, 10, 40]), t, np.array([0.0, 9.5, 0.0]))
+    assert v[0] == pytest.approx(0.5 / (1 + np.exp(19.5 / 2)))            # no VP, none to come: ~0
+    assert v[1] == pytest.approx(0.5 * 19.5 / 20 + 0.25)                   # 19.5 expected: a coin flip for the win
+    assert v[2] == pytest.approx(0.5 * 40 / 20 + 0.5, abs=1e-4)            # far above the level: the whole win
+    assert np.all(np.diff(solo_leaf_value(np.arange(40), np.full(40, 20), np.zeros(40))) > 0)
+    assert solo_leaf_value(np.array([5]), np.array([20]), np.array([-3.0])) == solo_leaf_value(
+        np.array([5]), np.array([20]), np.array([0.0]))                    # no VP are ever lost
+
+
+def test_plays_a_whole_solitaire_game_on_the_shipped_solitaire_weights():
+    """Without a path the solitaire game is searched with the shipped solitaire network (it also reads
+    the solitaire features), the player's objective at the leaves and the ends."""
+    assert SHIPPED_WEIGHTS[1].is_file()
+    agent = make_agent("guided", seed=0, **FAST)
+    g = Game.new(1, seed=2, target_vp=20)
+    while not g.is_over:
+        mask = g.action_mask()
+        a = agent.act(None, mask, g.clone())
+        assert mask[a]
+        g.step(a)
+    assert not g.truncated and g.player_vp >= 0
+    assert agent.last_stats["simulations"] == FAST["iterations"]
+    assert agent._solo_net.solitaire and not agent.net.solitaire      # the 4-player network stays for other games
+    four = mid_game(num_players=4)
+    assert four.action_mask()[agent.act(None, four.action_mask(), four.clone())]
+
+
+def test_a_solitaire_network_is_refused_in_a_game_of_players():
+    solo = make_agent("guided", path=str(SHIPPED_WEIGHTS[1]), **FAST)
+    g = mid_game(num_players=4)
+    with pytest.raises(AgentError, match="trained on the solitaire game and this is a 4-player game"):
+        solo.act(None, g.action_mask(), g.clone())
 
 
 # ----------------------------------------------------------------------------- whole games
