@@ -31,4 +31,5 @@ def measure(spec: dict, games: int, seed0: int, solitaire: dict, levels=(20, 25)
             "se": v.std(ddof=1) / np.sqrt(len(v)) if len(v) > 1 else float("nan"), "max_vp": int(v.max()),
             "wins": wins, "win_intervals": {level: wilson_interval(w, games) for level, w in wins.items()},
             "decisions": float(np.mean(decisions)), "max_decisions": int(max(decisions)),
-            "s_per_game": (time.perf_counter() - t0) / games}
+            "s_per_game": (time.perf_counter() - t0) / games,
+            "ms_per_decision": 1000 * (time.perf_counter() - t0) / max(1, int(np.sum(decisions)))}

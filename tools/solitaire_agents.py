@@ -2,7 +2,12 @@
 intervals, and the VP distribution of each agent over seeded solitaire games (a histogram PNG).
 
     PYTHONPATH=. python tools/solitaire_agents.py --agents random,rulebot,greedy --games 200 \
-        [--target-vp 20] [--levels 20 25] [--faction uk] [--plot solitaire_vp.png]
+        [--target-vp 20] [--levels 20 25] [--faction uk] [--plot solitaire_vp.png] \
+        [--json results.json] [--curve curve.png [--include earlier.json ...]]
+
+`--json` keeps the figures of every agent (its final VP of every game too); `--curve` plots each
+agent's mean VP (95% interval) against its time per decision, with the agents of `--include`d
+earlier runs (for example another budget of the same search played in another process).
 
 The games are played at `--target-vp` (the level the agents are told); the level does not change the
 rules (the game always runs to its end, EN:838), so every level's win rate reads the same final VP:
@@ -12,6 +17,8 @@ of decisions per game show an agent that scores by making the game long (docs/so
 from __future__ import annotations
 
 import argparse
+import json
+from pathlib import Path
 
 import numpy as np
 
@@ -41,6 +48,36 @@ def plot_distribution(results: list[dict], path: str, target: int, levels) -> No
     plt.close(fig)
 
 
+def plot_curve(results: list[dict], path: str, target: int) -> None:
+    """Mean VP (1.96 standard errors) against milliseconds per decision, one point per agent; the
+    budgets of one agent (ismcts:iterations=50, =200, ...) joined by a line."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    families: dict[str, list[dict]] = {}
+    for r in results:
+        families.setdefault(r["agent"].split(":")[0], []).append(r)
+    fig, ax = plt.subplots(figsize=(8, 4.8))
+    for name, rs in families.items():
+        rs = sorted(rs, key=lambda r: r["ms_per_decision"])
+        x = [r["ms_per_decision"] for r in rs]
+        y = [r["mean_vp"] for r in rs]
+        ax.errorbar(x, y, yerr=[1.96 * r["se"] for r in rs], fmt="o-" if len(rs) > 1 else "o", capsize=3, label=name)
+        for r in rs:
+            ax.annotate(r["agent"].split(":", 1)[1] if ":" in r["agent"] else r["agent"], (r["ms_per_decision"],
+                        r["mean_vp"]), textcoords="offset points", xytext=(4, 4), fontsize=7)
+    ax.axhline(target, color="#cc3311", linestyle="--", linewidth=1, label=f"level {target}")
+    ax.set_xscale("log")
+    ax.set_xlabel("milliseconds per decision (wall clock over whole games, the bots' turns included)")
+    ax.set_ylabel(f"mean final VP ({results[0]['games']} games each, 95% interval)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--agents", default="random,rulebot,greedy", help="agents (comma-separated, as for v1919 play)")
@@ -50,6 +87,9 @@ def main() -> None:
     ap.add_argument("--levels", type=int, nargs="+", default=[20, 25], help="levels to report win rates at")
     ap.add_argument("--faction", default=None)
     ap.add_argument("--plot", default=None, metavar="PNG", help="write the VP histograms here")
+    ap.add_argument("--json", default=None, metavar="JSON", help="write every agent's figures here")
+    ap.add_argument("--curve", default=None, metavar="PNG", help="plot mean VP against time per decision here")
+    ap.add_argument("--include", nargs="*", default=[], metavar="JSON", help="earlier --json results for --curve")
     a = ap.parse_args()
     if a.games < 1:
         ap.error(f"--games: at least 1, got {a.games}")
@@ -70,6 +110,15 @@ def main() -> None:
     if a.plot:
         plot_distribution(results, a.plot, a.target_vp, a.levels)
         print(f"VP histograms: {a.plot}")
+    if a.json:
+        Path(a.json).write_text(json.dumps([{**r, "wins": {str(k): v for k, v in r["wins"].items()},
+                                             "win_intervals": {str(k): v for k, v in r["win_intervals"].items()}}
+                                            for r in results], indent=1))
+        print(f"figures: {a.json}")
+    if a.curve:
+        earlier = [r for f in a.include for r in json.loads(Path(f).read_text())]
+        plot_curve(earlier + results, a.curve, a.target_vp)
+        print(f"VP against time per decision: {a.curve}")
 
 
 if __name__ == "__main__":

@@ -67,3 +67,29 @@ def test_greedy_plays_for_the_players_vp():
     designers' bot priorities for whatever faction it holds): 10 games' means were 4.9 and 1.0."""
     seeds = range(100, 112)
     assert sum(_vp("greedy", seeds)) > 2 * sum(_vp("rulebot", seeds))
+
+
+def test_solitaire_agents_tool_reports_plots_keeps_and_merges_figures(tmp_path):
+    """tools/solitaire_agents.py: the table, the VP histograms, the figures as JSON, and the curve of
+    mean VP against time per decision with an earlier run's agents included."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    tool = [sys.executable, str(root / "tools" / "solitaire_agents.py"), "--games", "2"]
+    env = {"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"}
+    first = subprocess.run(tool + ["--agents", "rulebot", "--json", str(tmp_path / "a.json")], capture_output=True,
+                           text=True, cwd=root, env=env, timeout=600)
+    assert first.returncode == 0, first.stderr
+    second = subprocess.run(tool + ["--agents", "random,greedy", "--plot", str(tmp_path / "h.png"), "--json",
+                                    str(tmp_path / "b.json"), "--curve", str(tmp_path / "c.png"), "--include",
+                                    str(tmp_path / "a.json")], capture_output=True, text=True, cwd=root, env=env,
+                            timeout=600)
+    assert second.returncode == 0, second.stderr
+    rows = json.loads((tmp_path / "b.json").read_text())
+    assert [r["agent"] for r in rows] == ["random", "greedy"] and all(len(r["vp"]) == 2 for r in rows)
+    assert all(r["ms_per_decision"] > 0 and set(r["wins"]) == {"20", "25"} for r in rows)
+    assert (tmp_path / "h.png").stat().st_size > 0 and (tmp_path / "c.png").stat().st_size > 0
+    assert "greedy" in second.stdout and "VP against time per decision" in second.stdout
