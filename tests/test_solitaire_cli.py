@@ -16,7 +16,7 @@ def test_demo_players_1_prints_a_whole_game(capsys):
     assert main(["demo", "--players", "1", "--seed", "3"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("Versailles 1919 | solitaire | turn 1")
-    assert "player: greedy (the solitaire bots play the other two factions)" in out
+    assert "player: ismcts:iterations=200 (the solitaire bots play the other two factions)" in out
     assert "for the" in out and " bot [" in out           # decisions the bot rules leave to the player
     assert "Final: the player has" in out
     last = out.strip().splitlines()
