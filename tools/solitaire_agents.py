@@ -54,6 +54,7 @@ def plot_curve(results: list[dict], path: str, target: int) -> None:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullFormatter, ScalarFormatter
 
     families: dict[str, list[dict]] = {}
     for r in results:
@@ -69,6 +70,10 @@ def plot_curve(results: list[dict], path: str, target: int) -> None:
                         r["mean_vp"]), textcoords="offset points", xytext=(4, 4), fontsize=7)
     ax.axhline(target, color="#cc3311", linestyle="--", linewidth=1, label=f"level {target}")
     ax.set_xscale("log")
+    lo, hi = min(r["ms_per_decision"] for r in results), max(r["ms_per_decision"] for r in results)
+    ax.set_xticks([t for t in (0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200) if lo / 2 <= t <= hi * 2])
+    ax.xaxis.set_major_formatter(ScalarFormatter())
+    ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel("milliseconds per decision (wall clock over whole games, the bots' turns included)")
     ax.set_ylabel(f"mean final VP ({results[0]['games']} games each, 95% interval)")
     ax.grid(alpha=0.3)
