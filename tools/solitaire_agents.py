@@ -48,6 +48,10 @@ def plot_distribution(results: list[dict], path: str, target: int, levels) -> No
     plt.close(fig)
 
 
+CURVE_KEYS = {"agent", "games", "mean_vp", "se", "ms_per_decision"}
+"""The fields of a --json figure that --curve plots."""
+
+
 def plot_curve(results: list[dict], path: str, target: int) -> None:
     """Mean VP (1.96 standard errors) against milliseconds per decision, one point per agent; the
     budgets of one agent (ismcts:iterations=50, =200, ...) joined by a line."""
@@ -98,6 +102,19 @@ def main() -> None:
     a = ap.parse_args()
     if a.games < 1:
         ap.error(f"--games: at least 1, got {a.games}")
+    if a.include and not a.curve:
+        ap.error("--include: only with --curve")
+    earlier = []
+    for f in a.include:           # read before the games are played, so a bad file costs nothing
+        try:
+            rows = json.loads(Path(f).read_text())
+            if not isinstance(rows, list) or not all(isinstance(r, dict) and CURVE_KEYS <= set(r) for r in rows):
+                raise ValueError(f"not a list of --json figures (each with {', '.join(sorted(CURVE_KEYS))})")
+        except OSError as e:
+            ap.error(f"--include {f}: cannot read it ({e.strerror})")
+        except ValueError as e:      # not JSON (UnicodeDecodeError and JSONDecodeError are ValueErrors), or not figures
+            ap.error(f"--include {f}: {e}")
+        earlier += rows
     solitaire = {"faction": a.faction, "target_vp": a.target_vp}
     print(f"{'agent':<24} {'games':>5} {'mean VP':>8} {'(se)':>6} {'max':>4} "
           + " ".join(f"{'won at ' + str(lv):>22}" for lv in a.levels) + f" {'decisions':>10} {'(max)':>7} {'s/game':>7}")
@@ -121,7 +138,6 @@ def main() -> None:
                                             for r in results], indent=1))
         print(f"figures: {a.json}")
     if a.curve:
-        earlier = [r for f in a.include for r in json.loads(Path(f).read_text())]
         plot_curve(earlier + results, a.curve, a.target_vp)
         print(f"VP against time per decision: {a.curve}")
 

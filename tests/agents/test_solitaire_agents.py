@@ -93,3 +93,9 @@ def test_solitaire_agents_tool_reports_plots_keeps_and_merges_figures(tmp_path):
     assert all(r["ms_per_decision"] > 0 and set(r["wins"]) == {"20", "25"} for r in rows)
     assert (tmp_path / "h.png").stat().st_size > 0 and (tmp_path / "c.png").stat().st_size > 0
     assert "greedy" in second.stdout and "VP against time per decision" in second.stdout
+    (tmp_path / "bad.json").write_text('{"agent": "x"}')
+    for include, says in ((tmp_path / "missing.json", "cannot read it (No such file"), (tmp_path / "bad.json", "not a list"),
+                          (tmp_path / "h.png", "")):
+        bad = subprocess.run(tool + ["--agents", "random", "--curve", str(tmp_path / "d.png"), "--include",
+                                     str(include)], capture_output=True, text=True, cwd=root, env=env, timeout=600)
+        assert bad.returncode == 2 and f"--include {include}: {says}" in bad.stderr and "Traceback" not in bad.stderr
