@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from v1919_env.actions import NUM_ACTIONS
-from v1919_env.core.bots import seed_policy_rng
+from v1919_env.core.bots import POLICY_NAMES, seed_policy_rng
 from v1919_env.core.layout import MAX_LEGAL, MAX_PLAYERS, SOLO_TARGET, SOLO_VP, STATE_SIZE, STATE_DTYPE
 from v1919_env.core.observe import OBS_SIZE
 from v1919_env.rewards import REWARD_KINDS
@@ -120,7 +120,11 @@ class GuidedAgent(Agent):
     count the checkpoint was trained for (None: read it from the checkpoint, see checkpoint_facts;
     'any': play any count without checking); reward: the reward of finished games in the tree
     (None: the checkpoint's training reward, else a kind or {kind: weight}); max_nodes: tree
-    capacity (None: 64 per simulation, or TIME_NODES with time_ms); seed."""
+    capacity (None: 64 per simulation, or TIME_NODES with time_ms); rollout_mix: the weight of a
+    rollout in a leaf's value, (1 - rollout_mix) x the value head + rollout_mix x the result of
+    playing the leaf out (0: the value head alone, no rollout; 1: the rollout alone, as ismcts);
+    rollout: the rollout policy of every seat ('rulebot' or 'random', core.bots); max_rollout:
+    decisions per rollout before it is cut (scored as it stands); seed."""
 
     needs_game = True
 
@@ -128,7 +132,8 @@ class GuidedAgent(Agent):
                  c_puct: float | None = None, fpu: float = 0.2, virtual_loss: float = 0.0,
                  prior_temperature: float = 1.0, temperature: float = 0.0, path: str | None = None,
                  players: int | str | None = None, reward=None,
-                 max_nodes: int | None = None, seed: int | None = None):
+                 max_nodes: int | None = None, rollout_mix: float = 0.0, rollout: str = "rulebot",
+                 max_rollout: int = 20000, seed: int | None = None):
         self.iterations = number_option("iterations", iterations, int, minimum=1)
         self.time_ms = number_option("time_ms", time_ms, float, above=0, allow_none=True)
         self.batch_size = number_option("batch_size", batch_size, int, minimum=1)
@@ -139,6 +144,14 @@ class GuidedAgent(Agent):
         self.temperature = number_option("temperature", temperature, float, minimum=0)
         self.max_nodes = number_option("max_nodes", max_nodes, int, minimum=2, allow_none=True)
         self.seed = number_option("seed", seed, int, allow_none=True)
+        self.rollout_mix = number_option("rollout_mix", rollout_mix, float, minimum=0)
+        if self.rollout_mix > 1.0:
+            raise ValueError(f"option rollout_mix must be between 0 and 1, got {rollout_mix!r}")
+        if rollout not in POLICY_NAMES:
+            raise ValueError(f"option rollout must be one of {', '.join(POLICY_NAMES)}, got {rollout!r}")
+        self.rollout = rollout
+        self.max_rollout = number_option("max_rollout", max_rollout, int, minimum=1)
+        self._policies = np.full(MAX_PLAYERS, POLICY_NAMES.index(rollout), np.int64)
         if path is not None and not isinstance(path, (str, Path)):
             raise ValueError(f"option path must be a checkpoint path or None, got {path!r}")
         self.path = None if path is None else str(path)
@@ -227,7 +240,8 @@ class GuidedAgent(Agent):
                 "deciders": np.zeros(k, np.int64), "obs": np.zeros((k, nseats, width), np.float32),
                 "masks": np.zeros((k, nseats, NUM_ACTIONS), np.int8), "legal": np.zeros((k, MAX_LEGAL), np.int64),
                 "nlegal": np.zeros(k, np.int64), "term": np.zeros((k, MAX_PLAYERS), np.float64),
-                "values": np.zeros((k, MAX_PLAYERS), np.float64), "probs": np.zeros((k, NUM_ACTIONS), np.float32)}
+                "values": np.zeros((k, MAX_PLAYERS), np.float64), "probs": np.zeros((k, NUM_ACTIONS), np.float32),
+                "R": np.zeros((k, STATE_SIZE), STATE_DTYPE), "rollz": np.zeros((k, MAX_PLAYERS), np.float64)}
         return self._scratch[key]
 
     def _batch(self, game, k: int, nseats: int) -> None:
@@ -238,7 +252,8 @@ class GuidedAgent(Agent):
         guided_select(game.state, game.T, k, self.NF, self.NI, self.hk, self.hv, self.meta, c_puct, self.fpu,
                       self.virtual_loss, 1.0 / self.prior_temperature, self._rng, nseats, self._kinds, self._weights,
                       a["S"], a["paths"], a["plen"], a["leaf"], a["status"], a["deciders"], a["obs"], a["masks"],
-                      a["legal"], a["nlegal"], a["term"], self._buf)
+                      a["legal"], a["nlegal"], a["term"], self._buf, self._policies,
+                      self.max_rollout if self.rollout_mix > 0.0 else 0, a["R"], a["rollz"])
         values, probs = a["values"], a["probs"]
         values[:] = a["term"]
         ev = np.flatnonzero(a["status"] == ST_EVAL)
@@ -252,6 +267,8 @@ class GuidedAgent(Agent):
                 values[ev, 0] = solo_leaf_value(leaves[:, SOLO_VP], leaves[:, SOLO_TARGET], v[:, 0])
             else:
                 values[ev, :nseats] = v
+            if self.rollout_mix > 0.0:
+                values[ev] = (1.0 - self.rollout_mix) * values[ev] + self.rollout_mix * a["rollz"][ev]
             probs[ev] = p.reshape(len(ev), nseats, NUM_ACTIONS)[np.arange(len(ev)), a["deciders"][ev]]
         guided_backup(k, self.NF, self.NI, self.hk, self.hv, self.meta, a["paths"], a["plen"], a["leaf"], a["status"],
                       values, probs, a["deciders"], a["legal"], a["nlegal"])
@@ -329,5 +346,6 @@ class GuidedAgent(Agent):
     def __repr__(self) -> str:
         budget = f"time_ms={self.time_ms}" if self.time_ms is not None else f"iterations={self.iterations}"
         return (f"GuidedAgent({budget}, batch_size={self.batch_size}, c_puct={self.c_puct}, fpu={self.fpu}, "
+                f"rollout_mix={self.rollout_mix}, rollout={self.rollout!r}, "
                 f"virtual_loss={self.virtual_loss}, prior_temperature={self.prior_temperature}, "
                 f"temperature={self.temperature}, path={self.path!r}, seed={self.seed!r})")

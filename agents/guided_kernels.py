@@ -32,6 +32,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from v1919_env.core.bots import rollout
 from v1919_env.core.layout import GAME_OVER, MAX_PLAYERS, MODE, MODE_SOLO, PENDING_PLAYER
 from v1919_env.core.observe import OBS_SIZE, observe_and_mask
 from v1919_env.core.scoring import SCORE_TABLE_COLS, score_table
@@ -134,8 +135,23 @@ def puct_choose(NF, NI, hk, hv, meta, node, seat, acts, n, c_puct, fpu, vloss, p
 
 
 @njit(cache=True)
+def end_values(s, T, nseats, kinds, weights, sc, out):
+    """out[p] = the value of finished game s for seat p: in the solitaire game out[0] is
+    `core.search.solo_value` (as for ismcts), else the terminal reward of v1919_env.rewards weighted
+    by kinds/weights (0 for seats >= nseats)."""
+    if s[MODE] == MODE_SOLO:                       # the solitaire objective: VP and the win at the level
+        out[:] = 0.0
+        out[0] = solo_value(s)
+        return
+    win = score_table(s, T, sc)
+    for p in range(MAX_PLAYERS):
+        out[p] = terminal_reward(s, p, kinds, weights, sc, win) if p < nseats else 0.0
+
+
+@njit(cache=True)
 def guided_select(root, T, K, NF, NI, hk, hv, meta, c_puct, fpu, vloss, prior_power, rng, nseats, kinds, weights,
-                  S, paths, plen, leaf, status, deciders, obs, masks, legal_ids, nlegal, term, buf):
+                  S, paths, plen, leaf, status, deciders, obs, masks, legal_ids, nlegal, term, buf,
+                  policies, max_rollout, R, rollz):
     """K simulations from the root position (never modified), each on its own determinized copy
     S[k]: descend by `puct_choose` (decisions with one legal action are stepped through without a
     node) to the first unexpanded node (status ST_EVAL: obs[k, p] and masks[k, p] the observation and
@@ -143,7 +159,10 @@ def guided_select(root, T, K, NF, NI, hk, hv, meta, c_puct, fpu, vloss, prior_po
     game (ST_TERMINAL: term[k, p] the terminal reward of seat p, v1919_env.rewards weighted by
     kinds/weights; in the solitaire game term[k, 0] is `core.search.solo_value`, as for ismcts).
     deciders[k] is the seat deciding at an ST_EVAL leaf. paths[k, :plen[k]] are the nodes passed (each
-    now has one more pending visit), leaf[k] the last one."""
+    now has one more pending visit), leaf[k] the last one. With max_rollout > 0 an ST_EVAL leaf is
+    also played out on a copy (R[k]) by `policies` (core.bots.rollout, per seat) for at most
+    max_rollout decisions, and rollz[k, p] is that game's value for seat p (`end_values`; a rollout
+    cut before the end is scored as it stands)."""
     sc = np.zeros((MAX_PLAYERS, SCORE_TABLE_COLS), np.int64)
     maxd = paths.shape[1]
     for k in range(K):
@@ -155,13 +174,7 @@ def guided_select(root, T, K, NF, NI, hk, hv, meta, c_puct, fpu, vloss, prior_po
         while True:
             if s[GAME_OVER] != 0:
                 status[k] = ST_TERMINAL
-                if s[MODE] == MODE_SOLO:           # the solitaire objective: VP and the win at the level
-                    term[k, :] = 0.0
-                    term[k, 0] = solo_value(s)
-                    break
-                win = score_table(s, T, sc)
-                for p in range(MAX_PLAYERS):
-                    term[k, p] = terminal_reward(s, p, kinds, weights, sc, win) if p < nseats else 0.0
+                end_values(s, T, nseats, kinds, weights, sc, term[k])
                 break
             n = legal(s, T, buf)
             if n == 1:
@@ -181,6 +194,11 @@ def guided_select(root, T, K, NF, NI, hk, hv, meta, c_puct, fpu, vloss, prior_po
                     observe_and_mask(s, T, p, obs[k, p, :OBS_SIZE], masks[k, p], buf)
                     if obs.shape[2] > OBS_SIZE:    # a solitaire network also reads the solitaire features
                         write_solo_features(s, T, obs[k, p, OBS_SIZE:])
+                if max_rollout > 0:
+                    r = R[k]
+                    r[:] = s
+                    rollout(r, T, policies, buf, rng, max_rollout)
+                    end_values(r, T, nseats, kinds, weights, sc, rollz[k])
                 break
             NF[c, F_PENDING] += 1.0
             paths[k, depth] = c

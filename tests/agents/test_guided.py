@@ -60,7 +60,11 @@ def test_options_are_validated_with_clear_errors():
                       ({"reward": {"points": 1.0}}, "unknown kind 'points'"),
                       ({"reward": {"rank": "x"}}, "reward\\['rank'\\] must be a number"),
                       ({"path": "/no/such/file.zip"}, "option path: no checkpoint file"),
-                      ({"path": 3}, "path must be a checkpoint path")):
+                      ({"path": 3}, "path must be a checkpoint path"),
+                      ({"rollout_mix": 1.5}, "rollout_mix must be between 0 and 1"),
+                      ({"rollout_mix": -0.1}, "rollout_mix must be a number >= 0"),
+                      ({"rollout": "greedy"}, "rollout must be one of"),
+                      ({"max_rollout": 0}, "max_rollout must be an integer >= 1")):
         with pytest.raises(AgentError, match=msg):
             make_agent("guided", **opts)
     with pytest.raises(AgentError, match="no option 'iters'.*iterations"):
@@ -205,6 +209,34 @@ def test_budget_and_tree_bookkeeping():
     t = make_agent("guided", time_ms=20, batch_size=4, seed=0)
     t.act(None, g.action_mask(), g)
     assert t.last_stats["simulations"] >= 5
+
+
+def test_a_leaf_value_mixes_the_value_head_with_a_rule_bot_rollout():
+    """With rollout_mix w a leaf is worth (1 - w) x the value head + w x the result of playing its copy
+    out by the rule bots (the rollout's finished game, scored with the training reward); w = 0 plays
+    no rollout."""
+    from v1919_env.core.layout import GAME_OVER
+    from v1919_env.core.observe import OBS_SIZE
+
+    g = mid_game(seed=4)
+    w = 0.25
+    a = make_agent("guided", iterations=1, rollout_mix=w, seed=5)
+    a.search(g)                                     # one simulation: the root is the leaf
+    scratch = a._scratch[(1, 4, OBS_SIZE)]
+    end = g.clone()
+    end.state[:] = scratch["R"][0]
+    assert end.state[GAME_OVER] != 0 and end.is_over       # the rollout played the copy to the end
+    scores = end.scores()
+    exact = np.array(terminal_rewards(scores, "win_loss")) + 0.2 * np.array(terminal_rewards(scores, "score_margin"))
+    assert np.allclose(scratch["rollz"][0, :4], exact)
+    obs = np.stack([observe_seat(g, p)[0] for p in range(4)])
+    masks = np.stack([observe_seat(g, p)[1] for p in range(4)])
+    _, head = a.net.evaluate_batch(obs, masks)
+    assert np.allclose(a.NF[0, F_VALUE:F_VALUE + 4], (1 - w) * head.ravel() + w * exact, atol=1e-5)
+    b = make_agent("guided", iterations=1, seed=5)
+    b.search(g)
+    assert np.allclose(b.NF[0, F_VALUE:F_VALUE + 4], head.ravel(), atol=1e-5)
+    assert not b._scratch[(1, 4, OBS_SIZE)]["R"].any()       # no rollout without a mix
 
 
 def test_forced_decision_is_answered_without_search(guided):
