@@ -39,14 +39,11 @@ from v1919_env.rewards import REWARD_KINDS
 from .base import Agent, AgentError, number_option, register, require_game
 from .guided_kernels import (META_SIZE, M_FULL, M_NODES, M_SIMULATIONS, NF_COLS, NI_COLS, ST_EVAL, guided_backup,
                              guided_select, root_children, tree_clear)
-from .learned import DEFAULT_WEIGHTS, SHIPPED_WEIGHTS
+from .learned import DEFAULT_WEIGHTS, SHIPPED_CONFIGS, SHIPPED_WEIGHTS
 
 MAX_DEPTH = 512                # tree depth cap (a deeper leaf is evaluated without expanding it)
 TIME_NODES = 1 << 17           # tree capacity with a time budget (iterations: 64 nodes per simulation)
-SHIPPED_FACTS = {"num_players": 4, "reward": {"win_loss": 1.0, "score_margin": 0.2}}
-"""What the shipped 4-player weights (agents/weights/league_4p.zip, configs/train/league_4p.yaml, which
-starts from ppo_4p.zip of configs/train/ppo_4p.yaml; docs/training.md) were trained on: 4-player
-games, reward win_loss + 0.2 x score_margin."""
+
 
 
 C_PUCT = 1.5
@@ -72,23 +69,30 @@ def solo_leaf_value(vp: np.ndarray, target: np.ndarray, value: np.ndarray) -> np
 
 
 def checkpoint_facts(path: str | Path) -> dict:
-    """{"num_players", "reward"} a checkpoint was trained with, where known: the shipped weights'
-    (SHIPPED_FACTS), or the resolved `config.yaml` of the run directory holding it
+    """{"num_players", "reward"} a checkpoint was trained with, where known: for the shipped weights
+    (agents/weights, `learned.SHIPPED_WEIGHTS`) the training config that made them
+    (`learned.SHIPPED_CONFIGS`); else the resolved `config.yaml` of the run directory holding it
     (runs/train/<name>/checkpoints/<x>.zip or runs/train/<name>/<x>.zip); {} otherwise."""
     p = Path(path).resolve()
-    if p == DEFAULT_WEIGHTS.resolve():
-        return dict(SHIPPED_FACTS)
+    for n, shipped in SHIPPED_WEIGHTS.items():
+        if p == shipped.resolve():
+            cfg = Path(__file__).resolve().parents[1] / SHIPPED_CONFIGS[n]
+            return {"num_players": n, **(_config_facts(cfg) if cfg.is_file() else {})}
     for d in (p.parent, p.parent.parent):
         cfg = d / "config.yaml"
         if cfg.is_file():
-            import yaml
-
-            try:
-                raw = yaml.safe_load(cfg.read_text()) or {}
-            except yaml.YAMLError:
-                return {}
-            return {k: raw[k] for k in ("num_players", "reward") if k in raw}
+            return _config_facts(cfg)
     return {}
+
+
+def _config_facts(cfg: Path) -> dict:
+    import yaml
+
+    try:
+        raw = yaml.safe_load(cfg.read_text()) or {}
+    except yaml.YAMLError:
+        return {}
+    return {k: raw[k] for k in ("num_players", "reward") if k in raw}
 
 
 def reward_spec(reward) -> dict[str, float]:
@@ -116,9 +120,10 @@ class GuidedAgent(Agent):
     up) counts as a visit at the child's mean minus virtual_loss (0: it only lowers the exploration
     term); prior_temperature: the priors are the policy ** (1 / prior_temperature), renormalized
     (> 1 flattens the policy's confident priors); temperature: 0 plays the most visited action,
-    > 0 samples by visits ** (1 / temperature); path: a MaskablePPO .zip (default: the shipped weights); players: the player
-    count the checkpoint was trained for (None: read it from the checkpoint, see checkpoint_facts;
-    'any': play any count without checking); reward: the reward of finished games in the tree
+    > 0 samples by visits ** (1 / temperature); path: a MaskablePPO .zip (None: the shipped weights for
+    the game's player count, as `learned`); players: the player count the checkpoint at path was
+    trained for (None: read it from the checkpoint, see checkpoint_facts; 'any': play any count
+    without checking; only with path); reward: the reward of finished games in the tree
     (None: the checkpoint's training reward, else a kind or {kind: weight}); max_nodes: tree
     capacity (None: 64 per simulation, or TIME_NODES with time_ms); rollout_mix: the weight of a
     rollout in a leaf's value, (1 - rollout_mix) x the value head + rollout_mix x the result of
@@ -157,17 +162,18 @@ class GuidedAgent(Agent):
         self.path = None if path is None else str(path)
         facts = checkpoint_facts(self.path or DEFAULT_WEIGHTS)
         if players is None:
-            self.players = facts.get("num_players")
+            self.players = facts.get("num_players") if self.path is not None else None
         elif players == "any":
             self.players = None
         elif not isinstance(players, bool) and isinstance(players, (int, np.integer)) and 2 <= players <= 4:
             self.players = int(players)
         else:
             raise ValueError(f"option players must be 2, 3, 4, 'any' or None (the checkpoint's), got {players!r}")
-        trained = facts.get("reward", "win_loss") if facts.get("num_players") != 1 else "win_loss"
-        self.reward = reward_spec(trained if reward is None else reward)    # (the solitaire has its own objective)
-        self._kinds = np.asarray([REWARD_KINDS.index(k) for k in self.reward], np.int64)
-        self._weights = np.asarray(list(self.reward.values()), np.float64)
+        if players is not None and self.path is None:
+            raise ValueError(f"option players describes the checkpoint at path; without path every game is "
+                             f"searched with the shipped network for its player count, got players={players!r}")
+        self._reward_option = None if reward is None else reward_spec(reward)
+        self.reward = self._reward_option or self._trained_reward(facts)
         self._load()
         cap = self.max_nodes or (TIME_NODES if self.time_ms is not None else 64 * (self.iterations + 1))
         self.NF = np.zeros((cap, NF_COLS), np.float64)
@@ -184,8 +190,17 @@ class GuidedAgent(Agent):
         self.reset(seed)
 
     def _load(self) -> None:
-        self.net = self._network(self.path)
-        self._solo_net = None           # the shipped solitaire weights, loaded at the first solitaire game
+        self.net = self._network(self.path)      # the option's network, or the shipped 4-player one
+        self._nets = {}                          # without a path: the shipped network per player count (1: solitaire)
+
+    @staticmethod
+    def _trained_reward(facts: dict) -> dict[str, float]:
+        """The reward a network was trained on, for finished games in the tree (the solitaire game has
+        its own objective, so a solitaire network's is not used)."""
+        trained = facts.get("reward", "win_loss")
+        if facts.get("num_players") == 1 or not (isinstance(trained, Mapping) or trained in REWARD_KINDS):
+            trained = "win_loss"
+        return reward_spec(trained)
 
     @staticmethod
     def _network(path):
@@ -201,22 +216,30 @@ class GuidedAgent(Agent):
         return net
 
     def _net_for(self, g):
-        """The network that searches this game: the option's, or without one the shipped weights for
-        the solitaire game (solitaire.zip) and the 4-player weights otherwise."""
-        if not g.solitaire or self.path is not None:
-            return self.net
-        if self._solo_net is None:
-            p = SHIPPED_WEIGHTS[1]
-            if not p.is_file():
-                raise AgentError(f"guided: no shipped solitaire weights ({p}); train them with "
-                                 f"`v1919 train configs/train/solitaire.yaml` and give path=...")
-            self._solo_net = self._network(str(p))
-        return self._solo_net
+        """(network, reward kinds, reward weights) that search this game: the option's network, or
+        without one the shipped weights for the game's player count (`learned.SHIPPED_WEIGHTS`;
+        solitaire.zip for the solitaire game), each with the reward it was trained on unless the
+        `reward` option says otherwise."""
+        n = 1 if g.solitaire else g.num_players
+        key = None if self.path is not None or n == 4 else n
+        if key not in self._nets:
+            net = self.net
+            if key is not None:
+                p = SHIPPED_WEIGHTS[n]
+                if not p.is_file():
+                    what = "solitaire" if n == 1 else f"{n}-player"
+                    raise AgentError(f"guided: no shipped {what} weights ({p}); train them with "
+                                     f"`v1919 train {SHIPPED_CONFIGS[n]}` and give path=...")
+                net = self._network(str(p))
+            reward = self._reward_option or self._trained_reward(checkpoint_facts(net.path))
+            self._nets[key] = (net, np.asarray([REWARD_KINDS.index(k) for k in reward], np.int64),
+                               np.asarray(list(reward.values()), np.float64))
+        return self._nets[key]
 
     def __getstate__(self):             # the network is rebuilt from its path (tournament workers)
         d = dict(self.__dict__)
         d["net"] = None
-        d["_solo_net"] = None
+        d["_nets"] = {}
         d["_scratch"] = {}
         return d
 
@@ -246,11 +269,11 @@ class GuidedAgent(Agent):
 
     def _batch(self, game, k: int, nseats: int) -> None:
         """k simulations: select, one forward pass over the evaluated leaves, backup."""
-        net = self._net_for(game)
+        net, kinds, weights = self._net_for(game)
         a = self._arrays(k, nseats, net.obs_size if game.solitaire else OBS_SIZE)
         c_puct = self.c_puct if self.c_puct is not None else (SOLO_C_PUCT if game.solitaire else C_PUCT)
         guided_select(game.state, game.T, k, self.NF, self.NI, self.hk, self.hv, self.meta, c_puct, self.fpu,
-                      self.virtual_loss, 1.0 / self.prior_temperature, self._rng, nseats, self._kinds, self._weights,
+                      self.virtual_loss, 1.0 / self.prior_temperature, self._rng, nseats, kinds, weights,
                       a["S"], a["paths"], a["plen"], a["leaf"], a["status"], a["deciders"], a["obs"], a["masks"],
                       a["legal"], a["nlegal"], a["term"], self._buf, self._policies,
                       self.max_rollout if self.rollout_mix > 0.0 else 0, a["R"], a["rollz"])
@@ -276,7 +299,7 @@ class GuidedAgent(Agent):
     def _check_game(self, g) -> int:
         """The number of seats the search values (1 in the solitaire game); AgentError for a game the
         network was not trained for."""
-        net = self._net_for(g)
+        net = self._net_for(g)[0]
         name = Path(net.path).name
         if g.solitaire != net.solitaire:
             trained = "the solitaire game" if net.solitaire else "games of 2-4 players"
@@ -339,9 +362,8 @@ class GuidedAgent(Agent):
         return int(acts[j])
 
     def close(self) -> None:
-        for net in (self.net, self._solo_net):
-            if net is not None:
-                net.close()
+        for net in {id(x): x for x in [self.net] + [v[0] for v in self._nets.values()] if x is not None}.values():
+            net.close()
 
     def __repr__(self) -> str:
         budget = f"time_ms={self.time_ms}" if self.time_ms is not None else f"iterations={self.iterations}"

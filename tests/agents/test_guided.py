@@ -5,6 +5,7 @@ check and the option errors."""
 from __future__ import annotations
 
 import pickle
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,9 +13,9 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 from agents import AgentError, make_agent, parse_agent_spec  # noqa: E402
-from agents.guided import SHIPPED_FACTS, checkpoint_facts, solo_leaf_value  # noqa: E402
+from agents.guided import checkpoint_facts, solo_leaf_value  # noqa: E402
 from agents.guided_kernels import F_PENDING, F_VALUE, F_VISITS, child_of  # noqa: E402
-from agents.learned import DEFAULT_WEIGHTS, SHIPPED_WEIGHTS  # noqa: E402
+from agents.learned import DEFAULT_WEIGHTS, SHIPPED_CONFIGS, SHIPPED_WEIGHTS  # noqa: E402
 from agents.play import observe_seat  # noqa: E402
 from v1919_env.game import Game  # noqa: E402
 from v1919_env.rewards import terminal_rewards  # noqa: E402
@@ -69,15 +70,21 @@ def test_options_are_validated_with_clear_errors():
             make_agent("guided", **opts)
     with pytest.raises(AgentError, match="no option 'iters'.*iterations"):
         make_agent("guided", iters=5)
-    name, opts = parse_agent_spec("guided:iterations=20,batch_size=8,c_puct=2.5,time_ms=5,reward=rank,players=any")
+    name, opts = parse_agent_spec("guided:iterations=20,batch_size=8,c_puct=2.5,time_ms=5,reward=rank,players=any,path=agents/weights/league_4p.zip")
     a = make_agent(name, **opts)
     assert (a.iterations, a.batch_size, a.c_puct, a.time_ms, a.reward, a.players) == (20, 8, 2.5, 5.0, {"rank": 1.0}, None)
 
 
-def test_the_shipped_weights_are_known_as_4_player_with_their_training_reward(tmp_path):
-    assert checkpoint_facts(DEFAULT_WEIGHTS) == SHIPPED_FACTS
+def test_the_shipped_weights_are_known_by_the_configs_that_made_them(tmp_path):
+    import yaml
+
+    for n, ck in SHIPPED_WEIGHTS.items():
+        cfg = yaml.safe_load(open(SHIPPED_CONFIGS[n]))
+        assert checkpoint_facts(ck) == {"num_players": n, "reward": cfg["reward"]}
+    assert checkpoint_facts(DEFAULT_WEIGHTS)["reward"] == {"win_loss": 1.0, "score_margin": 0.2}
     a = make_agent("guided", iterations=1)
-    assert a.players == 4 and a.reward == {"win_loss": 1.0, "score_margin": 0.2}
+    assert a.players is None and a.reward == {"win_loss": 1.0, "score_margin": 0.2}
+    assert make_agent("guided", iterations=1, path=str(DEFAULT_WEIGHTS)).players == 4
     # a checkpoint in a run directory: the run's resolved config says what it was trained for
     run = tmp_path / "run"
     (run / "checkpoints").mkdir(parents=True)
@@ -94,8 +101,11 @@ def test_the_shipped_weights_are_known_as_4_player_with_their_training_reward(tm
 
 def test_a_game_of_another_player_count_is_refused_unless_asked(guided):
     g = mid_game(num_players=3)
+    four_only = make_agent("guided", path=str(DEFAULT_WEIGHTS), **FAST)
     with pytest.raises(AgentError, match="trained on 4-player games and this game has 3 players.*players='any'"):
-        guided.act(None, g.action_mask(), g.clone())
+        four_only.act(None, g.action_mask(), g.clone())
+    with pytest.raises(AgentError, match="option players describes the checkpoint at path"):
+        make_agent("guided", players=3)
     solo = Game.new(1, seed=0)
     four = make_agent("guided", path=str(DEFAULT_WEIGHTS), players="any", **FAST)
     with pytest.raises(AgentError, match="trained on games of 2-4 players and this is the solitaire game"):
@@ -131,7 +141,7 @@ def test_plays_a_whole_solitaire_game_on_the_shipped_solitaire_weights():
         g.step(a)
     assert not g.truncated and g.player_vp >= 0
     assert agent.last_stats["simulations"] == FAST["iterations"]
-    assert agent._solo_net.solitaire and not agent.net.solitaire      # the 4-player network stays for other games
+    assert agent._net_for(g)[0].solitaire and not agent.net.solitaire     # the 4-player network stays for other games
     four = mid_game(num_players=4)
     assert four.action_mask()[agent.act(None, four.action_mask(), four.clone())]
 
@@ -151,10 +161,17 @@ def test_plays_legal_actions_through_a_whole_4_player_game():
 
 
 @pytest.mark.parametrize("num_players", [2, 3])
-def test_plays_other_player_counts_when_told_to(num_players):
-    agents = [make_agent("guided", players="any", **FAST)] + [make_agent("rulebot") for _ in range(num_players - 1)]
+def test_searches_each_player_count_with_its_shipped_network_or_any_when_told_to(num_players):
+    default = make_agent("guided", **FAST)
+    agents = [default] + [make_agent("rulebot") for _ in range(num_players - 1)]
     g = play(agents, num_players, seed=num_players, variant="short15")
     assert g.is_over
+    net = default._net_for(g)[0]
+    assert Path(net.path).resolve() == SHIPPED_WEIGHTS[num_players].resolve() and net is not default.net
+    forced = make_agent("guided", path=str(DEFAULT_WEIGHTS), players="any", **FAST)
+    agents = [forced] + [make_agent("rulebot") for _ in range(num_players - 1)]
+    g = play(agents, num_players, seed=num_players, variant="short15")
+    assert g.is_over and forced._net_for(g)[0] is forced.net
 
 
 def test_same_seed_same_game_and_different_batch_sizes_each_replay():
