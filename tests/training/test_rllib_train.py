@@ -57,6 +57,24 @@ def test_every_shipped_rllib_config_is_valid():
         load_config(p)
 
 
+def test_resume_accepts_a_run_saved_before_a_config_key_existed_and_refuses_a_changed_one(tmp_path):
+    from training.rllib.backend import SNAPSHOTS_FILE, STATE_FILE, RLlibRunError, check_run
+
+    cfg = config_from_dict({"budget": {"iterations": 2}})
+    ck = tmp_path / "checkpoints" / "iter_2"
+    ck.mkdir(parents=True)
+    (ck / SNAPSHOTS_FILE).write_bytes(b"")
+    saved = json.loads(json.dumps(cfg))
+    del saved["evaluation"]["deterministic"]         # as if the run predates that key
+    (tmp_path / STATE_FILE).write_text(json.dumps({"config": saved, "checkpoint": str(ck), "iteration": 2}))
+    assert check_run(cfg, tmp_path, resume=True)["iteration"] == 2
+    cfg["budget"] = {"iterations": 5, "steps": None, "minutes": None}    # the budget may change
+    check_run(cfg, tmp_path, resume=True)
+    cfg["ppo"]["gamma"] = 0.9
+    with pytest.raises(RLlibRunError, match="differs from the run's in ppo"):
+        check_run(cfg, tmp_path, resume=True)
+
+
 def test_cli_rejects_a_bad_config_before_starting_ray(tmp_path, capsys):
     from v1919_env.cli import main
 

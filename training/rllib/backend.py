@@ -33,7 +33,8 @@ from pathlib import Path
 
 import numpy as np
 
-from training.config import dump_config
+from training.config import _merge, dump_config
+from training.rllib.config import DEFAULTS
 from training.evaluate import EVAL_SEED_OFFSET, append_rows, evaluate
 from training.plots import plot_learning_curve
 from training.rllib.env import (
@@ -183,7 +184,7 @@ def check_run(cfg: dict, run: Path, resume: bool) -> dict | None:
         if not path.exists():
             raise RLlibRunError(f"--resume: no run to resume in {run} (no {STATE_FILE})")
         state = json.loads(path.read_text())
-        old = state["config"]
+        old = _merge(DEFAULTS, state["config"])    # a key added to DEFAULTS since the run started takes its default
         diff = sorted(k for k in set(old) | set(cfg) if k not in MAY_CHANGE_ON_RESUME and old.get(k) != cfg.get(k))
         if diff:
             raise RLlibRunError(f"--resume: the config differs from the run's in {', '.join(diff)} (only "
