@@ -404,8 +404,10 @@ def bench_agents(T, num_players: int, seconds: float, seed: int = 0) -> dict:
     return res
 
 
-REAL_POSITION_AGENTS = ("random", "rulebot", "greedy", "ismcts:iterations=200", "ismcts:iterations=1000", "learned")
-"""The agents `v1919 bench` times at real game positions (`learned` only where its weights and torch are)."""
+REAL_POSITION_AGENTS = ("random", "rulebot", "greedy", "ismcts:iterations=200", "ismcts:iterations=1000", "learned",
+                        "guided:iterations=256", "guided:iterations=256,rollout_mix=1")
+"""The agents `v1919 bench` times at real game positions (`learned` and `guided` only where their weights
+and torch are)."""
 
 
 def real_positions(num_players: int, count: int = 60, seed: int = 0) -> list:
