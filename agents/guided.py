@@ -1,5 +1,5 @@
 """`guided`: information-set search guided by a trained network (PUCT with the policy's priors, the
-value head at the leaves instead of rollouts).
+value head at the leaves instead of rollouts, or with `rollout_mix` mixed with rule-bot rollouts).
 
 Each simulation determinizes the root (`v1919_env.core.search.determinize`, as `ismcts` does: deck
 orders and the dice generator resampled from what every player sees, so the dice and draws inside
@@ -45,7 +45,6 @@ MAX_DEPTH = 512                # tree depth cap (a deeper leaf is evaluated with
 TIME_NODES = 1 << 17           # tree capacity with a time budget (iterations: 64 nodes per simulation)
 
 
-
 C_PUCT = 1.5
 """The default exploration constant in the games of players (values: returns of about -1..1)."""
 SOLO_C_PUCT = 0.1
@@ -86,6 +85,7 @@ def checkpoint_facts(path: str | Path) -> dict:
 
 
 def _config_facts(cfg: Path) -> dict:
+    """{"num_players", "reward"} of a training config file, where it gives them ({} if unreadable)."""
     import yaml
 
     try:
