@@ -266,6 +266,9 @@ def test_pettingzoo_step_none_after_every_agent_is_done():
     (["ladder", "/nonexistent/config.yaml"], "cannot read"),
     (["ladder", "configs/ladder/ladder_4p.yaml", "--bootstrap", "-1"], "--bootstrap"),
     (["tournament", "configs/tournament/quick.yaml", "--ray", "nosuch:99999"], "--ray"),
+    (["play", "--agents", "guided:rollout_mix=2,random,random,random", "--no-log"], "rollout_mix must be between 0 and 1"),
+    (["play", "--agents", "guided:rollout=x,random,random,random", "--no-log"], "option rollout must be one of"),
+    (["play", "--agents", "guided:players=3,random,random,random", "--no-log"], "option players describes the checkpoint"),
 ])
 def test_cli_user_errors_are_one_line_not_a_traceback(args, says):
     p = run_cli(*args)
