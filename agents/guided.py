@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from v1919_env.actions import NUM_ACTIONS
-from v1919_env.core.bots import POLICY_NAMES, seed_policy_rng
+from v1919_env.core.bots import seed_policy_rng
 from v1919_env.core.layout import MAX_LEGAL, MAX_PLAYERS, SOLO_TARGET, SOLO_VP, STATE_SIZE, STATE_DTYPE
 from v1919_env.core.observe import OBS_SIZE
 from v1919_env.rewards import REWARD_KINDS
@@ -39,6 +39,7 @@ from v1919_env.rewards import REWARD_KINDS
 from .base import Agent, AgentError, number_option, register, require_game
 from .guided_kernels import (META_SIZE, M_FULL, M_NODES, M_SIMULATIONS, NF_COLS, NI_COLS, ST_EVAL, guided_backup,
                              guided_select, root_children, tree_clear)
+from .ismcts import rollout_policies
 from .learned import DEFAULT_WEIGHTS, SHIPPED_CONFIGS, SHIPPED_WEIGHTS
 
 MAX_DEPTH = 512                # tree depth cap (a deeper leaf is evaluated without expanding it)
@@ -152,11 +153,9 @@ class GuidedAgent(Agent):
         self.rollout_mix = number_option("rollout_mix", rollout_mix, float, minimum=0)
         if self.rollout_mix > 1.0:
             raise ValueError(f"option rollout_mix must be between 0 and 1, got {rollout_mix!r}")
-        if rollout not in POLICY_NAMES:
-            raise ValueError(f"option rollout must be one of {', '.join(POLICY_NAMES)}, got {rollout!r}")
+        self._policies = rollout_policies(rollout)
         self.rollout = rollout
         self.max_rollout = number_option("max_rollout", max_rollout, int, minimum=1)
-        self._policies = np.full(MAX_PLAYERS, POLICY_NAMES.index(rollout), np.int64)
         if path is not None and not isinstance(path, (str, Path)):
             raise ValueError(f"option path must be a checkpoint path or None, got {path!r}")
         self.path = None if path is None else str(path)

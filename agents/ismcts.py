@@ -76,15 +76,13 @@ class ISMCTSAgent(Agent):
                  explore: float = 0.7, widen: float = 1.0, max_rollout: int = 20000, seed: int | None = None):
         self.iterations = number_option("iterations", iterations, int, minimum=1)
         self.time_ms = number_option("time_ms", time_ms, float, above=0, allow_none=True)
-        if rollout not in POLICY_NAMES:
-            raise ValueError(f"option rollout must be one of {', '.join(POLICY_NAMES)}, got {rollout!r}")
+        self._policies = rollout_policies(rollout)
         self.rollout = rollout
         self.explore = number_option("explore", explore, float, minimum=0)
         self.widen = number_option("widen", widen, float, minimum=0)
         self.max_rollout = number_option("max_rollout", max_rollout, int, minimum=1)
         self.seed = number_option("seed", seed, int, allow_none=True)
         self.tree = SearchTree(DEFAULT_TIME_NODES if self.time_ms is not None else self.iterations + 1)
-        self._policies = np.full(MAX_PLAYERS, POLICY_NAMES.index(rollout), np.int64)
         self._s = np.zeros(STATE_SIZE, np.int32)
         self._buf = np.empty(MAX_LEGAL, np.int64)
         self._buf2 = np.empty(MAX_LEGAL, np.int64)
@@ -129,3 +127,11 @@ class ISMCTSAgent(Agent):
     def __repr__(self) -> str:
         return (f"ISMCTSAgent(iterations={self.iterations}, time_ms={self.time_ms!r}, rollout={self.rollout!r}, "
                 f"explore={self.explore}, widen={self.widen}, seed={self.seed!r})")
+
+
+def rollout_policies(rollout: str) -> np.ndarray:
+    """The compiled rollout policy of every seat for a `rollout` option ('rulebot' or 'random',
+    core.bots.POLICY_NAMES); a ValueError naming the option otherwise."""
+    if rollout not in POLICY_NAMES:
+        raise ValueError(f"option rollout must be one of {', '.join(POLICY_NAMES)}, got {rollout!r}")
+    return np.full(MAX_PLAYERS, POLICY_NAMES.index(rollout), np.int64)
