@@ -130,7 +130,11 @@ class GuidedAgent(Agent):
     rollout in a leaf's value, (1 - rollout_mix) x the value head + rollout_mix x the result of
     playing the leaf out (0: the value head alone, no rollout; 1: the rollout alone, as ismcts);
     rollout: the rollout policy of every seat ('rulebot' or 'random', core.bots); max_rollout:
-    decisions per rollout before it is cut (scored as it stands); seed."""
+    decisions per rollout before it is cut (scored as it stands); heuristic_mix: the weight of greedy's
+    evaluation in a leaf's value (the value head gets 1 - rollout_mix - heuristic_mix): the leaf is
+    played on by the rule bot to the next turn decision and each seat valued tanh(d / heuristic_scale),
+    d its victory-point estimate minus the best other seat's (games of players only); bot_prior: the
+    share of a leaf's prior moved to the rule bot's choice there (0: the network's priors alone); seed."""
 
     needs_game = True
 
@@ -139,7 +143,8 @@ class GuidedAgent(Agent):
                  prior_temperature: float = 1.0, temperature: float = 0.0, path: str | None = None,
                  players: int | str | None = None, reward=None,
                  max_nodes: int | None = None, rollout_mix: float = 0.0, rollout: str = "rulebot",
-                 max_rollout: int = 20000, seed: int | None = None):
+                 max_rollout: int = 20000, heuristic_mix: float = 0.0, heuristic_scale: float = 5.0,
+                 bot_prior: float = 0.0, seed: int | None = None):
         self.iterations = number_option("iterations", iterations, int, minimum=1)
         self.time_ms = number_option("time_ms", time_ms, float, above=0, allow_none=True)
         self.batch_size = number_option("batch_size", batch_size, int, minimum=1)
@@ -153,6 +158,14 @@ class GuidedAgent(Agent):
         self.rollout_mix = number_option("rollout_mix", rollout_mix, float, minimum=0)
         if self.rollout_mix > 1.0:
             raise ValueError(f"option rollout_mix must be between 0 and 1, got {rollout_mix!r}")
+        self.heuristic_mix = number_option("heuristic_mix", heuristic_mix, float, minimum=0)
+        if self.rollout_mix + self.heuristic_mix > 1.0:
+            raise ValueError(f"options rollout_mix + heuristic_mix must be at most 1 (the value head gets the rest), "
+                             f"got {rollout_mix!r} + {heuristic_mix!r}")
+        self.heuristic_scale = number_option("heuristic_scale", heuristic_scale, float, above=0)
+        self.bot_prior = number_option("bot_prior", bot_prior, float, minimum=0)
+        if self.bot_prior > 1.0:
+            raise ValueError(f"option bot_prior must be between 0 and 1, got {bot_prior!r}")
         self._policies = rollout_policies(rollout)
         self.rollout = rollout
         self.max_rollout = number_option("max_rollout", max_rollout, int, minimum=1)
@@ -263,7 +276,8 @@ class GuidedAgent(Agent):
                 "masks": np.zeros((k, nseats, NUM_ACTIONS), np.int8), "legal": np.zeros((k, MAX_LEGAL), np.int64),
                 "nlegal": np.zeros(k, np.int64), "term": np.zeros((k, MAX_PLAYERS), np.float64),
                 "values": np.zeros((k, MAX_PLAYERS), np.float64), "probs": np.zeros((k, NUM_ACTIONS), np.float32),
-                "R": np.zeros((k, STATE_SIZE), STATE_DTYPE), "rollz": np.zeros((k, MAX_PLAYERS), np.float64)}
+                "R": np.zeros((k, STATE_SIZE), STATE_DTYPE), "rollz": np.zeros((k, MAX_PLAYERS), np.float64),
+                "heurz": np.zeros((k, MAX_PLAYERS), np.float64), "botact": np.zeros(k, np.int64)}
         return self._scratch[key]
 
     def _batch(self, game, k: int, nseats: int) -> None:
@@ -271,11 +285,13 @@ class GuidedAgent(Agent):
         net, kinds, weights = self._net_for(game)
         a = self._arrays(k, nseats, net.obs_size if game.solitaire else OBS_SIZE)
         c_puct = self.c_puct if self.c_puct is not None else (SOLO_C_PUCT if game.solitaire else C_PUCT)
+        a["botact"][:] = 0 if self.bot_prior > 0.0 else -1     # the kernel asks the rule bot only when used
         guided_select(game.state, game.T, k, self.NF, self.NI, self.hk, self.hv, self.meta, c_puct, self.fpu,
                       self.virtual_loss, 1.0 / self.prior_temperature, self._rng, nseats, kinds, weights,
                       a["S"], a["paths"], a["plen"], a["leaf"], a["status"], a["deciders"], a["obs"], a["masks"],
                       a["legal"], a["nlegal"], a["term"], self._buf, self._policies,
-                      self.max_rollout if self.rollout_mix > 0.0 else 0, a["R"], a["rollz"])
+                      self.max_rollout if self.rollout_mix > 0.0 else 0, a["R"], a["rollz"],
+                      self.heuristic_scale if self.heuristic_mix > 0.0 else 0.0, a["heurz"], a["botact"])
         values, probs = a["values"], a["probs"]
         values[:] = a["term"]
         ev = np.flatnonzero(a["status"] == ST_EVAL)
@@ -289,9 +305,13 @@ class GuidedAgent(Agent):
                 values[ev, 0] = solo_leaf_value(leaves[:, SOLO_VP], leaves[:, SOLO_TARGET], v[:, 0])
             else:
                 values[ev, :nseats] = v
-            if self.rollout_mix > 0.0:
-                values[ev] = (1.0 - self.rollout_mix) * values[ev] + self.rollout_mix * a["rollz"][ev]
+            w, h = self.rollout_mix, self.heuristic_mix
+            if w > 0.0 or h > 0.0:
+                values[ev] = (1.0 - w - h) * values[ev] + w * a["rollz"][ev] + h * a["heurz"][ev]
             probs[ev] = p.reshape(len(ev), nseats, NUM_ACTIONS)[np.arange(len(ev)), a["deciders"][ev]]
+            if self.bot_prior > 0.0:                 # a share of the prior to the rule bot's choice
+                probs[ev] *= 1.0 - self.bot_prior
+                probs[ev, a["botact"][ev]] += self.bot_prior
         guided_backup(k, self.NF, self.NI, self.hk, self.hv, self.meta, a["paths"], a["plen"], a["leaf"], a["status"],
                       values, probs, a["deciders"], a["legal"], a["nlegal"])
 
@@ -306,6 +326,10 @@ class GuidedAgent(Agent):
             raise AgentError(f"guided: the network {name} was trained on {trained} and this is {game}; give a "
                              f"checkpoint trained for it (path=...)")
         if g.solitaire:
+            if self.heuristic_mix > 0.0:
+                raise AgentError("guided: heuristic_mix values positions of a game of players (victory points "
+                                 "against the other seats); the solitaire game has one player, so give "
+                                 "heuristic_mix=0 there")
             return 1
         n = g.num_players
         if self.players is not None and n != self.players:
@@ -367,6 +391,7 @@ class GuidedAgent(Agent):
     def __repr__(self) -> str:
         budget = f"time_ms={self.time_ms}" if self.time_ms is not None else f"iterations={self.iterations}"
         return (f"GuidedAgent({budget}, batch_size={self.batch_size}, c_puct={self.c_puct}, fpu={self.fpu}, "
-                f"rollout_mix={self.rollout_mix}, rollout={self.rollout!r}, "
+                f"rollout_mix={self.rollout_mix}, rollout={self.rollout!r}, heuristic_mix={self.heuristic_mix}, "
+                f"heuristic_scale={self.heuristic_scale}, bot_prior={self.bot_prior}, "
                 f"virtual_loss={self.virtual_loss}, prior_temperature={self.prior_temperature}, "
                 f"temperature={self.temperature}, path={self.path!r}, seed={self.seed!r})")

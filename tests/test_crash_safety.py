@@ -269,6 +269,9 @@ def test_pettingzoo_step_none_after_every_agent_is_done():
     (["play", "--agents", "guided:rollout_mix=2,random,random,random", "--no-log"], "rollout_mix must be between 0 and 1"),
     (["play", "--agents", "guided:rollout=x,random,random,random", "--no-log"], "option rollout must be one of"),
     (["play", "--agents", "guided:players=3,random,random,random", "--no-log"], "option players describes the checkpoint"),
+    (["play", "--agents", "guided:bot_prior=2,random,random,random", "--no-log"], "bot_prior must be between 0 and 1"),
+    (["play", "--agents", "guided:rollout_mix=1,heuristic_mix=0.5,random,random,random", "--no-log"],
+     "rollout_mix + heuristic_mix must be at most 1"),
 ])
 def test_cli_user_errors_are_one_line_not_a_traceback(args, says):
     p = run_cli(*args)

@@ -65,7 +65,11 @@ def test_options_are_validated_with_clear_errors():
                       ({"rollout_mix": 1.5}, "rollout_mix must be between 0 and 1"),
                       ({"rollout_mix": -0.1}, "rollout_mix must be a number >= 0"),
                       ({"rollout": "greedy"}, "rollout must be one of"),
-                      ({"max_rollout": 0}, "max_rollout must be an integer >= 1")):
+                      ({"max_rollout": 0}, "max_rollout must be an integer >= 1"),
+                      ({"heuristic_mix": -1}, "heuristic_mix must be a number >= 0"),
+                      ({"rollout_mix": 0.6, "heuristic_mix": 0.5}, "rollout_mix \\+ heuristic_mix must be at most 1"),
+                      ({"heuristic_scale": 0}, "heuristic_scale must be a number > 0"),
+                      ({"bot_prior": 1.5}, "bot_prior must be between 0 and 1")):
         with pytest.raises(AgentError, match=msg):
             make_agent("guided", **opts)
     with pytest.raises(AgentError, match="no option 'iters'.*iterations"):
@@ -254,6 +258,73 @@ def test_a_leaf_value_mixes_the_value_head_with_a_rule_bot_rollout():
     b.search(g)
     assert np.allclose(b.NF[0, F_VALUE:F_VALUE + 4], head.ravel(), atol=1e-5)
     assert not b._scratch[(1, 4, OBS_SIZE)]["R"].any()       # no rollout without a mix
+
+
+def test_a_leaf_value_mixes_in_greedys_evaluation_at_the_next_turn_decision():
+    """With heuristic_mix h the leaf's copy is played on by the rule bot to the next turn decision and
+    each seat is worth tanh(d / heuristic_scale), d its victory-point estimate minus the best other
+    seat's (greedy's evaluation, core.search.evaluate); the leaf backs up (1 - w - h) x the value head
+    + w x the rollout + h x that, and a rollout goes on from the position the heuristic valued."""
+    from v1919_env.core.layout import D_PLACE2, D_TURN, MAX_PLAYERS, PENDING
+    from v1919_env.core.observe import OBS_SIZE
+    from v1919_env.core.scoring import N_SCORE_COLS
+    from v1919_env.core.search import evaluate
+
+    checked = 0
+    for seed in range(4, 10):
+        g = mid_game(seed=seed)
+        h, scale = 0.6, 4.0
+        a = make_agent("guided", iterations=1, heuristic_mix=h, heuristic_scale=scale, seed=5)
+        a.search(g)                                  # one simulation: the root is the leaf
+        scratch = a._scratch[(1, 4, OBS_SIZE)]
+        copy = g.clone()
+        copy.state[:] = scratch["R"][0]
+        if copy.is_over:
+            continue
+        assert copy.state[PENDING] in (D_TURN, D_PLACE2)
+        out = np.zeros((MAX_PLAYERS, N_SCORE_COLS), np.int64)
+        expect = np.tanh(np.array([evaluate(copy.state, copy.T, p, out) for p in range(4)]) / scale)
+        assert np.allclose(scratch["heurz"][0, :4], expect)
+        assert len(set(np.sign(expect))) > 1                  # a leader and the others
+        obs = np.stack([observe_seat(g, p)[0] for p in range(4)])
+        masks = np.stack([observe_seat(g, p)[1] for p in range(4)])
+        _, head = a.net.evaluate_batch(obs, masks)
+        assert np.allclose(a.NF[0, F_VALUE:F_VALUE + 4], (1 - h) * head.ravel() + h * expect, atol=1e-5)
+        both = make_agent("guided", iterations=1, heuristic_mix=0.5, rollout_mix=0.5, heuristic_scale=scale, seed=5)
+        both.search(g)
+        s2 = both._scratch[(1, 4, OBS_SIZE)]
+        assert np.allclose(s2["heurz"][0], scratch["heurz"][0])    # the same copy, the same bot replies
+        end = g.clone()
+        end.state[:] = s2["R"][0]
+        assert end.is_over                                         # ... then played out
+        assert np.allclose(both.NF[0, F_VALUE:F_VALUE + 4], 0.5 * s2["heurz"][0, :4] + 0.5 * s2["rollz"][0, :4])
+        checked += 1
+    assert checked >= 3
+
+
+def test_bot_prior_moves_a_share_of_each_prior_to_the_rule_bots_choice():
+    """With bot_prior b the root's children get (1 - b) x the network's prior, and the rule bot's choice
+    at the root b more (renormalized over the legal actions)."""
+    g = mid_game(seed=4)
+    acts = g.legal_actions()
+    assert len(acts) > 2
+    bot = make_agent("rulebot").act(None, g.action_mask(), g.clone())
+    plain = make_agent("guided", iterations=1, seed=5)
+    plain.search(g)
+    b = 0.3
+    mixed = make_agent("guided", iterations=1, bot_prior=b, seed=5)
+    mixed.search(g)
+    p0, p1 = plain.root_stats(g, acts)[:, 1], mixed.root_stats(g, acts)[:, 1]
+    assert p0.sum() == pytest.approx(1.0) and p1.sum() == pytest.approx(1.0)
+    want = (1 - b) * p0 + b * (acts == bot)
+    assert np.allclose(p1, want, atol=1e-6)
+
+
+def test_the_heuristic_is_refused_in_the_solitaire_game():
+    a = make_agent("guided", heuristic_mix=0.5, **FAST)
+    solo = Game.new(1, seed=0)
+    with pytest.raises(AgentError, match="heuristic_mix values positions of a game of players"):
+        a.act(None, solo.action_mask(), solo)
 
 
 def test_forced_decision_is_answered_without_search(guided):
