@@ -405,7 +405,8 @@ def bench_agents(T, num_players: int, seconds: float, seed: int = 0) -> dict:
 
 
 REAL_POSITION_AGENTS = ("random", "rulebot", "greedy", "ismcts:iterations=200", "ismcts:iterations=1000", "learned",
-                        "guided:iterations=256", "guided:iterations=256,rollout_mix=1")
+                        "guided:iterations=256", "guided:iterations=256,rollout_mix=1",
+                        "guided:iterations=256,rollout_mix=1,bot_prior=0.5")
 """The agents `v1919 bench` times at real game positions (`learned` and `guided` only where their weights
 and torch are)."""
 
