@@ -285,13 +285,12 @@ class GuidedAgent(Agent):
         net, kinds, weights = self._net_for(game)
         a = self._arrays(k, nseats, net.obs_size if game.solitaire else OBS_SIZE)
         c_puct = self.c_puct if self.c_puct is not None else (SOLO_C_PUCT if game.solitaire else C_PUCT)
-        a["botact"][:] = 0 if self.bot_prior > 0.0 else -1     # the kernel asks the rule bot only when used
         guided_select(game.state, game.T, k, self.NF, self.NI, self.hk, self.hv, self.meta, c_puct, self.fpu,
                       self.virtual_loss, 1.0 / self.prior_temperature, self._rng, nseats, kinds, weights,
                       a["S"], a["paths"], a["plen"], a["leaf"], a["status"], a["deciders"], a["obs"], a["masks"],
                       a["legal"], a["nlegal"], a["term"], self._buf, self._policies,
                       self.max_rollout if self.rollout_mix > 0.0 else 0, a["R"], a["rollz"],
-                      self.heuristic_scale if self.heuristic_mix > 0.0 else 0.0, a["heurz"], a["botact"])
+                      self.heuristic_scale if self.heuristic_mix > 0.0 else 0.0, a["heurz"], self.bot_prior > 0.0, a["botact"])
         values, probs = a["values"], a["probs"]
         values[:] = a["term"]
         ev = np.flatnonzero(a["status"] == ST_EVAL)

@@ -33,10 +33,10 @@ import numpy as np
 from numba import njit
 
 from v1919_env.core.bots import bot_action, rollout
-from v1919_env.core.layout import D_PLACE2, D_TURN, GAME_OVER, MAX_PLAYERS, MODE, MODE_SOLO, PENDING, PENDING_PLAYER
+from v1919_env.core.layout import GAME_OVER, MAX_PLAYERS, MODE, MODE_SOLO, PENDING_PLAYER
 from v1919_env.core.observe import OBS_SIZE, observe_and_mask
 from v1919_env.core.scoring import N_SCORE_COLS, SCORE_TABLE_COLS, score_table
-from v1919_env.core.search import ACTION_KEY, _slot_of, determinize, evaluate, solo_value, tree_find
+from v1919_env.core.search import ACTION_KEY, _slot_of, determinize, evaluate, finish_replies, solo_value, tree_find
 from v1919_env.core.step import apply_action, legal
 from v1919_env.envs.vector_kernels import terminal_reward, write_solo_features
 
@@ -149,16 +149,13 @@ def end_values(s, T, nseats, kinds, weights, sc, out):
 
 
 @njit(cache=True)
-def heuristic_values(r, T, nseats, kinds, weights, scale, max_decisions, buf, rng, sc, fs, out):
+def heuristic_values(r, T, nseats, kinds, weights, scale, buf, rng, sc, fs, out):
     """out[p] = greedy's evaluation of position r for seat p, as a value: r is first played on by the
-    rule bot (in place, at most max_decisions) until a turn decision comes up or the game ends, as
-    greedy finishes the replies of an action (`core.search.finish_replies`); a finished game is
+    rule bot (in place) until a turn decision comes up or the game ends, as greedy finishes the
+    replies of an action (`core.search.finish_replies`, here for no seat in particular); a finished game is
     valued by `end_values`, else out[p] = tanh(d / scale) with d seat p's victory-point estimate
     minus the best other seat's (`core.search.evaluate`, what greedy maximizes)."""
-    k = 0
-    while r[GAME_OVER] == 0 and r[PENDING] != D_TURN and r[PENDING] != D_PLACE2 and k < max_decisions:
-        apply_action(r, T, bot_action(r, T, buf, rng))
-        k += 1
+    finish_replies(r, T, -1, buf, rng)
     if r[GAME_OVER] != 0:
         end_values(r, T, nseats, kinds, weights, sc, out)
         return
@@ -169,7 +166,7 @@ def heuristic_values(r, T, nseats, kinds, weights, scale, max_decisions, buf, rn
 @njit(cache=True)
 def guided_select(root, T, K, NF, NI, hk, hv, meta, c_puct, fpu, vloss, prior_power, rng, nseats, kinds, weights,
                   S, paths, plen, leaf, status, deciders, obs, masks, legal_ids, nlegal, term, buf,
-                  policies, max_rollout, R, rollz, heur_scale, heurz, botact):
+                  policies, max_rollout, R, rollz, heur_scale, heurz, want_bot, botact):
     """K simulations from the root position (never modified), each on its own determinized copy
     S[k]: descend by `puct_choose` (decisions with one legal action are stepped through without a
     node) to the first unexpanded node (status ST_EVAL: obs[k, p] and masks[k, p] the observation and
@@ -181,11 +178,10 @@ def guided_select(root, T, K, NF, NI, hk, hv, meta, c_puct, fpu, vloss, prior_po
     also played out on a copy (R[k]) by `policies` (core.bots.rollout, per seat) for at most
     max_rollout decisions, and rollz[k, p] is that game's value for seat p (`end_values`; a rollout
     cut before the end is scored as it stands). With heur_scale > 0 the copy is first valued by
-    `heuristic_values` (heurz[k]), and a rollout goes on from where that stopped. With botact[0] >= 0,
+    `heuristic_values` (heurz[k]), and a rollout goes on from where that stopped. With want_bot,
     botact[k] is the rule bot's choice at an ST_EVAL leaf (for a prior that favours it)."""
     sc = np.zeros((MAX_PLAYERS, SCORE_TABLE_COLS), np.int64)
     fs = np.zeros((MAX_PLAYERS, N_SCORE_COLS), np.int64)
-    want_bot = botact[0] >= 0
     maxd = paths.shape[1]
     for k in range(K):
         s = S[k]
@@ -222,7 +218,7 @@ def guided_select(root, T, K, NF, NI, hk, hv, meta, c_puct, fpu, vloss, prior_po
                 if heur_scale > 0.0 or max_rollout > 0:
                     r[:] = s
                 if heur_scale > 0.0:
-                    heuristic_values(r, T, nseats, kinds, weights, heur_scale, 20000, buf, rng, sc, fs, heurz[k])
+                    heuristic_values(r, T, nseats, kinds, weights, heur_scale, buf, rng, sc, fs, heurz[k])
                 if max_rollout > 0:
                     rollout(r, T, policies, buf, rng, max_rollout)
                     end_values(r, T, nseats, kinds, weights, sc, rollz[k])
