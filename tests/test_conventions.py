@@ -11,7 +11,7 @@ import gymnasium
 import pytest
 
 import v1919_env
-from v1919_env import actions, versailles1919_v3
+from v1919_env import actions, versailles1919_v4
 from v1919_env.envs import versions
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,16 +35,16 @@ def test_version_comes_from_the_installed_metadata():
 
 
 def test_the_versioned_module_and_every_id_carry_one_version():
-    assert versailles1919_v3.__name__.endswith(f"_v{versions.ENV_VERSION}")
-    assert versailles1919_v3.GYM_ID == f"Versailles1919-v{versions.ENV_VERSION}"
-    assert versailles1919_v3.SELFPLAY_GYM_ID == f"Versailles1919SelfPlay-v{versions.ENV_VERSION}"
+    assert versailles1919_v4.__name__.endswith(f"_v{versions.ENV_VERSION}")
+    assert versailles1919_v4.GYM_ID == f"Versailles1919-v{versions.ENV_VERSION}"
+    assert versailles1919_v4.SELFPLAY_GYM_ID == f"Versailles1919SelfPlay-v{versions.ENV_VERSION}"
     for gym_id in (versions.GYM_ID, versions.SOLITAIRE_GYM_ID, versions.SELFPLAY_GYM_ID):
         assert gymnasium.spec(gym_id).id == gym_id
-    env = versailles1919_v3.env(num_players=3)
+    env = versailles1919_v4.env(num_players=3)
     assert env.metadata["name"] == versions.AEC_NAME
     env.reset(seed=1)
     assert env.agent_selection in env.possible_agents
-    assert versailles1919_v3.parallel_env(num_players=3).metadata["name"].endswith(f"_v{versions.ENV_VERSION}")
+    assert versailles1919_v4.parallel_env(num_players=3).metadata["name"].endswith(f"_v{versions.ENV_VERSION}")
     doc = (ROOT / "docs" / "observation.md").read_text()
     assert f"Observation version {versions.OBSERVATION_VERSION} " in doc
 
@@ -66,7 +66,7 @@ def test_maskable_ppo_trains_without_unwrapped_with_a_progress_bar_and_evaluates
     from sb3_contrib.common.maskable.evaluation import evaluate_policy as masked_evaluate
     from stable_baselines3.common.evaluation import evaluate_policy as sb3_evaluate
 
-    env = gymnasium.make("Versailles1919-v3", num_players=3, seat=0, illegal_penalty=-5.0)
+    env = gymnasium.make("Versailles1919-v4", num_players=3, seat=0, illegal_penalty=-5.0)
     model = MaskablePPO("MultiInputPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0)
     model.learn(64, progress_bar=True)
     masked, _ = masked_evaluate(model, env, n_eval_episodes=3, warn=False)

@@ -22,7 +22,7 @@ LAYERS = [
     ("game", ["v1919_env.game"]),
     ("records and replay", ["v1919_env.records", "v1919_env.view.replay_html", "v1919_env.view"]),
     ("envs", ["v1919_env.envs"]),
-    ("public surface", ["v1919_env", "v1919_env.compat", "v1919_env.openspiel_game", "v1919_env.versailles1919_v3"]),
+    ("public surface", ["v1919_env", "v1919_env.compat", "v1919_env.openspiel_game", "v1919_env.versailles1919_v4"]),
     ("agents", ["agents"]),
     ("training", ["training"]),
     ("commands", ["v1919_env.cli", "v1919_env.bench", "v1919_env.docs"]),
@@ -80,7 +80,7 @@ def test_documented_entry_points_import():
             "from v1919_env.game import Game as G2\n"
             "from v1919_env.compat import SelfPlayEnv, parallel_env, torchrl_env, rllib_env\n"
             "assert Game is G2\n"
-            "for i in ('Versailles1919-v3', 'Versailles1919Solitaire-v3', 'Versailles1919SelfPlay-v3'):\n"
+            "for i in ('Versailles1919-v4', 'Versailles1919Solitaire-v4', 'Versailles1919SelfPlay-v4'):\n"
             "    gymnasium.spec(i)\n")
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr

@@ -312,21 +312,29 @@ def test_negotiation_transfer():
 
 
 def test_deadlock_ends_the_game():
-    """Project ruling P-10: a whole round of players with no political action ends the game."""
-    g = Game.from_dict({
-        "num_players": 3, "active": "uk",
-        "table": [{"issue": "Arabia"}, {"issue": "Syria"}],
-        "waiting_room": [{"issue": "Korea", "cubes": {"uk": 15}}, {"issue": "Vietnam", "cubes": {"france": 14}},
-                         {"issue": "Somalia", "cubes": {"usa": 14}}],
-        "players": {p: {"military": {"demobilized": 3}} for p in ("uk", "france", "usa")},
-    })
-    for _ in range(3):
-        assert not g.is_over
-        g.step(codec.encode("pass_political"))
-        if not g.is_over:
-            g.step(codec.encode("end_turn"))
+    """Project ruling P-10: a whole round of players with no political action ends the game. France and
+    the USA hold one cube each, too few to lead two issues, so the cube check at the start of France's
+    turn finds the same dead end first; the round of passes is checked on its own by setting the count
+    of passes a round would have made."""
+    def position():
+        return Game.from_dict({
+            "num_players": 3, "active": "uk",
+            "table": [{"issue": "Arabia"}, {"issue": "Syria"}],
+            "waiting_room": [{"issue": "Korea", "cubes": {"uk": 15}}, {"issue": "Vietnam", "cubes": {"france": 14}},
+                             {"issue": "Somalia", "cubes": {"usa": 14}}],
+            "players": {p: {"military": {"demobilized": 3}} for p in ("uk", "france", "usa")},
+        })
+
+    g = position()
+    g.step(codec.encode("pass_political"))
+    assert not g.is_over
+    g.step(codec.encode("end_turn"))
     assert g.is_over and g.deadlocked and not g.truncated
     assert len(g.scores()) == 3
+    g = position()
+    g.state[L.PASS_STREAK] = 2                        # France and the USA passed before the UK
+    g.step(codec.encode("pass_political"))
+    assert g.is_over and g.deadlocked and not g.truncated
 
 
 def test_frozen_cubes_end_the_game_though_units_can_still_move():
@@ -352,8 +360,39 @@ def test_frozen_cubes_end_the_game_though_units_can_still_move():
     g.step(codec.encode("end_turn"))
     assert g.is_over and g.deadlocked and not g.truncated
     assert len(g.scores()) == 3
-    # one Available cube anywhere and the game goes on (the P-10 round of passes still applies)
+    # two Available cubes place one on each empty Table issue, so the game goes on
+    g = position(2)
+    assert any(codec.decode(a).kind == "place" for a in g.legal_actions())
+    g.step([a for a in g.legal_actions() if codec.decode(a).kind == "reclaim"][0])
+    g.step(codec.encode("end_turn"))
+    assert not g.is_over and g.decision == "turn"
+
+
+def test_a_cube_too_few_to_place_is_frozen_too():
+    """P-10: Place Influence needs exactly two issues led (EN:252-256), so a faction whose Available
+    and Exhausted cubes together are fewer than the cheapest such pair can never place. With the
+    Table empty the game ends, though that faction still holds a cube. Before, a 2-player game of a
+    search agent against the rule bot deployed and recalled a unit every turn, a political action
+    each time, so the round of passes never came (tournament goals_2p_botprior_rulebot.yaml game 24)."""
+    def position(uk_available, uk_exhausted=0):
+        return Game.from_dict({
+            "num_players": 3, "active": "uk",
+            "table": [{"issue": "Arabia"}, {"issue": "Syria"}],
+            "waiting_room": [{"issue": "Korea", "cubes": {"uk": 15 - uk_available - uk_exhausted}},
+                             {"issue": "Vietnam", "cubes": {"france": 15}}, {"issue": "Somalia", "cubes": {"usa": 15}}],
+            "players": {"uk": {"influence": {"available": uk_available, "exhausted": uk_exhausted},
+                               "military": {"available": 1, "demobilized": 1, "deployed": {"balkans": 7}}},
+                        "france": {"military": {"available": 0, "demobilized": 3}},
+                        "usa": {"military": {"available": 1, "demobilized": 1, "deployed": {"middle_east": 8}}}},
+        })
+
     g = position(1)
+    assert not any(codec.decode(a).kind == "place" for a in g.legal_actions())
+    g.step([a for a in g.legal_actions() if codec.decode(a).kind == "reclaim"][0])
+    g.step(codec.encode("end_turn"))
+    assert g.is_over and g.deadlocked and not g.truncated
+    # one Available and one Exhausted: a reclaim makes two, enough for the two empty Table issues
+    g = position(1, 1)
     g.step([a for a in g.legal_actions() if codec.decode(a).kind == "reclaim"][0])
     g.step(codec.encode("end_turn"))
     assert not g.is_over and g.decision == "turn"

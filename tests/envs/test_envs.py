@@ -191,7 +191,7 @@ def test_reward_kinds():
 def test_gymnasium_check_env():
     import gymnasium as gym
     from gymnasium.utils.env_checker import check_env
-    check_env(gym.make("Versailles1919-v3", num_players=4).unwrapped, skip_render_check=True)
+    check_env(gym.make("Versailles1919-v4", num_players=4).unwrapped, skip_render_check=True)
     check_env(v1919_env.gym_env(num_players=3, obs_mode="vector"), skip_render_check=True)
 
 

@@ -33,7 +33,7 @@ def test_check_env(obs_mode):
 
 
 def test_registered_and_made_by_gym():
-    env = gym.make("Versailles1919Solitaire-v3", faction="uk", target_vp=25)
+    env = gym.make("Versailles1919Solitaire-v4", faction="uk", target_vp=25)
     obs, info = env.reset(seed=0)
     assert env.observation_space.contains(obs)
     assert info["target_vp"] == 25 and info["player_vp"] == 0

@@ -323,16 +323,35 @@ def end_turn(s, T):
 
 
 @njit(cache=True, _nrt=False)
+def cheapest_placement(s, p):
+    """The fewest cubes with which p could Place Influence now: the minimum to lead on each of exactly
+    two issues (EN:252-256); NO_SLOT when fewer than two issues are in play."""
+    best = NO_SLOT
+    for s1 in range(N_SLOTS):
+        if s[SLOT_ISSUE + s1] < 0:
+            continue
+        n1 = need_to_lead(s, s1, p)
+        for s2 in range(s1 + 1, N_SLOTS):
+            if s[SLOT_ISSUE + s2] >= 0:
+                t = n1 + need_to_lead(s, s2, p)
+                if t < best:
+                    best = t
+    return best
+
+
+@njit(cache=True, _nrt=False)
 def cubes_frozen(s):
-    """No faction has Available or Exhausted influence and no issue on the Table holds a cube: nobody
-    can place or settle, a reclaim or a deploy returns nothing, so no cube can move again (P-10)."""
-    for p in range(s[NUM_PLAYERS]):
-        if s[INF_AVAIL + p] != 0 or s[INF_EXH + p] != 0:
-            return False
+    """No issue on the Table holds a cube and no faction holds, Available and Exhausted together, the
+    cubes it needs to Place Influence: nobody can settle or place, so the cubes on the issues never
+    change, and a reclaim, a deploy or a transfer only moves a faction's cubes between its own
+    Available and Exhausted. No cube can reach an issue again (P-10)."""
     for sl in range(N_TABLE):
         for p in range(MAX_PLAYERS):
             if s[SLOT_CUBES + sl * MAX_PLAYERS + p] != 0:
                 return False
+    for p in range(s[NUM_PLAYERS]):
+        if s[INF_AVAIL + p] + s[INF_EXH + p] >= cheapest_placement(s, p):
+            return False
     return True
 
 

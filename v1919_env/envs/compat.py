@@ -2,7 +2,7 @@
 
 - `SelfPlayEnv`: a Gymnasium env in which one learner plays every seat (the pattern of PettingZoo's
   SB3 action-mask tutorial), and every seat's final reward reaches the learner; registered as
-  `gymnasium.make("Versailles1919SelfPlay-v3", **options)` (versions.SELFPLAY_GYM_ID).
+  `gymnasium.make("Versailles1919SelfPlay-v4", **options)` (versions.SELFPLAY_GYM_ID).
 - `torchrl_env(...)`: torchrl's `PettingZooWrapper` over the AEC env with numeric infos.
 - `rllib_env(config)`: RLlib's `PettingZooEnv` with the observation keys RLlib's action-masking
   RLModule reads (`observations`, `action_mask`); usable directly as an env creator.

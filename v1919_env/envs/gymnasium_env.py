@@ -1,5 +1,5 @@
 """Gymnasium environment with one learning seat: `v1919_env.gym_env(...)` or
-`gymnasium.make("Versailles1919-v3")`.
+`gymnasium.make("Versailles1919-v4")`.
 
 Any id of the action space is a valid input to `step()` (Gymnasium's contract): by default an
 illegal one ends the episode with `illegal_penalty`, `info["illegal_action"] = True` and

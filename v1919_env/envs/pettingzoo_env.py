@@ -82,7 +82,7 @@ class raw_env(AECEnv):
     (the observation's `decider` slice and the info's `acting_for` say so). The solitaire game
     (num_players=1, docs/solitaire.md) has one agent, `player`: the rule bots play inside the kernel,
     its observation adds the `solitaire` features (SOLO_FEATURES, as in the Gymnasium
-    `Versailles1919Solitaire-v3`), and its infos name the decision, the faction it controls
+    `Versailles1919Solitaire-v4`), and its infos name the decision, the faction it controls
     (`faction`), the faction the decision is for (`acting_for`), `player_vp` and `target_vp`.
 
     config: variant ('standard', 'longer', 'even_longer', 'longest'; aliases 'short15', 'long10'), negotiation

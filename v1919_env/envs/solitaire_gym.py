@@ -1,5 +1,5 @@
 """Gymnasium environment of the solitaire game: `v1919_env.solitaire_env(...)` or
-`gymnasium.make("Versailles1919Solitaire-v3")`.
+`gymnasium.make("Versailles1919Solitaire-v4")`.
 
 The learner is the solitaire player (EN:832-966): it controls one faction at a time (it switches to
 the weakest faction whenever an issue is unsettled) and takes every decision the bot rules leave

@@ -430,7 +430,7 @@ class GymVectorEnv(gymnasium.vector.VectorEnv):
 def solitaire_vector_env(num_envs: int = 8, faction: str | None = None, target_vp: int = L.SOLO_DEFAULT_TARGET,
                          reward: str = "vp", obs_mode: str = "dict", illegal_penalty: float = -1.0,
                          variant: str = "standard", card_set: str | None = None, **kwargs) -> GymVectorEnv:
-    """`gymnasium.make_vec("Versailles1919Solitaire-v3", num_envs=N, ...)`: N solitaire games in the
+    """`gymnasium.make_vec("Versailles1919Solitaire-v4", num_envs=N, ...)`: N solitaire games in the
     compiled vector env, with the options of the single SolitaireEnv (dict observations only:
     observation, action_mask and the solitaire features)."""
     if obs_mode != "dict":

@@ -3,14 +3,14 @@
 The rule (docs/versioning.md): ENV_VERSION goes up when the same seed and the same actions can give
 a different episode through an environment: a rules fix that changes a transition, a changed
 action space, reward, termination or default option, or a new OBSERVATION_VERSION. Then every id
-changes with it (`Versailles1919-v3`, `versailles1919_v3`), and the old ids are no longer
+changes with it (`Versailles1919-v4`, `versailles1919_v4`), and the old ids are no longer
 registered. OBSERVATION_VERSION goes up when the observation's layout or encoding changes (a slice
 added, moved, resized or scaled differently). Neither changes for speed-ups (the fingerprint tools
 print the same digests), new info keys, new options whose default keeps the old behaviour, or docs.
 """
 from __future__ import annotations
 
-ENV_VERSION = 3
+ENV_VERSION = 4
 OBSERVATION_VERSION = 2
 
 AEC_NAME = f"versailles1919_v{ENV_VERSION}"            # PettingZoo metadata name, the versioned module

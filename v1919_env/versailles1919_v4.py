@@ -1,10 +1,10 @@
 """The environment under its versioned name, as PettingZoo names its environments:
 
-    from v1919_env import versailles1919_v3
-    env = versailles1919_v3.env(num_players=4)           # PettingZoo AEC
-    par = versailles1919_v3.parallel_env(num_players=4)  # PettingZoo ParallelEnv (v1919_env.compat)
-    gym.make(versailles1919_v3.GYM_ID)                   # "Versailles1919-v3"
-    gym.make(versailles1919_v3.SELFPLAY_GYM_ID)          # "Versailles1919SelfPlay-v3": every seat learns
+    from v1919_env import versailles1919_v4
+    env = versailles1919_v4.env(num_players=4)           # PettingZoo AEC
+    par = versailles1919_v4.parallel_env(num_players=4)  # PettingZoo ParallelEnv (v1919_env.compat)
+    gym.make(versailles1919_v4.GYM_ID)                   # "Versailles1919-v4"
+    gym.make(versailles1919_v4.SELFPLAY_GYM_ID)          # "Versailles1919SelfPlay-v4": every seat learns
 
 Pin this module (or the ids) to get the same episodes from the same seeds and actions; the version
 goes up when they could differ (v1919_env/envs/versions.py, docs/versioning.md).
