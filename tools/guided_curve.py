@@ -135,6 +135,27 @@ def summary(records: list[dict], baseline: str | None = None) -> list[dict]:
     return sorted(out, key=lambda x: (x["opponent"], x["agent"].split(":")[0], _x(x)))
 
 
+BUDGET_OPTIONS = ("iterations", "time_ms")
+
+
+def _options(spec: str) -> tuple[str, list[str]]:
+    name, _, opts = spec.partition(":")
+    return name, [o for o in opts.split(",") if o]
+
+
+def family(spec: str) -> str:
+    """The curve an agent spec belongs to: its name and every option but the budget, e.g.
+    'guided (rollout_mix=1,bot_prior=0.5)' for 'guided:iterations=8,rollout_mix=1,bot_prior=0.5'."""
+    name, opts = _options(spec)
+    rest = [o for o in opts if o.split("=")[0] not in BUDGET_OPTIONS]
+    return f"{name} ({','.join(rest)})" if rest else name
+
+
+def budget(spec: str) -> str:
+    """The budget options of an agent spec, e.g. 'iterations=8' (the point's label on its curve)."""
+    return ",".join(o for o in _options(spec)[1] if o.split("=")[0] in BUDGET_OPTIONS)
+
+
 def _x(row: dict) -> float:
     """The curve's abscissa: CPU ms per searched decision (wall ms for records without it)."""
     v = row.get("cpu_ms_per_searched_decision")
@@ -168,21 +189,21 @@ def plot(rows: list[dict], path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7.5, 4.8))
+    fig, ax = plt.subplots(figsize=(8.5, 5.2))
     groups = {}
     for r in rows:
-        groups.setdefault((r["agent"].split(":")[0], r["opponent"]), []).append(r)
-    for (name, opp), rs in sorted(groups.items()):
+        groups.setdefault((family(r["agent"]), r["opponent"]), []).append(r)
+    for (fam, opp), rs in sorted(groups.items()):
         rs = sorted(rs, key=_x)
         x = [_x(r) for r in rs]
         y = [r["win_rate"] for r in rs]
         err = [[r["win_rate"] - r["ci95"][0] for r in rs], [r["ci95"][1] - r["win_rate"] for r in rs]]
-        ax.errorbar(x, y, yerr=err, marker="o" if name == "guided" else "s", capsize=3,
-                    linestyle="-" if len(rs) > 1 else "none", label=f"{name} vs 3 {opp}")
-        if name == "guided":
+        searched = fam.startswith("guided")
+        ax.errorbar(x, y, yerr=err, marker="o" if searched else "s", capsize=3,
+                    linestyle="-" if len(rs) > 1 else "none", label=f"{fam} vs 3 {opp}")
+        if searched:
             for r, xx, yy in zip(rs, x, y):
-                ax.annotate(r["agent"].split(":", 1)[1], (xx, yy), textcoords="offset points", xytext=(4, -12),
-                            fontsize=7)
+                ax.annotate(budget(r["agent"]), (xx, yy), textcoords="offset points", xytext=(4, -12), fontsize=7)
     ax.axhline(0.25, color="grey", linestyle=":", linewidth=1, label="fair share (25%)")
     ax.set_xscale("log")
     ax.set_xlabel("CPU ms per decision with a choice (measured in the games, one thread)")
