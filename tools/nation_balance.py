@@ -1,16 +1,21 @@
 """Nation balance: how often each nation wins when every seat plays the same compiled agent.
 
     PYTHONPATH=. python tools/nation_balance.py [--games 4000] [--players 3 4] [--agents rulebot random]
+    PYTHONPATH=. python tools/nation_balance.py --records runs/.../games.jsonl
 
 Identical agents in every seat, so any difference between nations comes from the game (and the card
-data), not from skill. A game's winners (ties included) each count as a win; win rates carry Wilson
+data), not from skill. Agents that are not compiled (a search, a network) are measured from the game
+records of a tournament whose seats all play that agent (`--records`, e.g.
+configs/tournament/nation_balance_guided_4p.yaml). A game's winners (ties included) each count as a win; win rates carry Wilson
 95% intervals; a fair nation would win 1/n of the games. Games are played by the compiled loop
 (`v1919_env.core.bots.play_games`), each from its own seed, in the standard deck variant.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -39,6 +44,34 @@ def nation_balance(num_players: int, agent: str, games: int, seed: int = 0) -> d
             "seconds": time.perf_counter() - t0}
 
 
+def nation_balance_of_records(path: str | Path) -> dict:
+    """nation_balance's result from a tournament's game records (games.jsonl): every game must have
+    the same player count and one agent spec in every seat (labels aside); forfeited games are left
+    out, ties count for every winner."""
+    games = [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
+    games = [g for g in games if not g["result"]["forfeit"]]
+    if not games:
+        raise ValueError(f"{path}: no finished game records")
+    specs = {json.dumps([s["agent"], s["options"]], sort_keys=True) for g in games for s in g["seats"]}
+    counts = {g["num_players"] for g in games}
+    if len(specs) != 1 or len(counts) != 1:
+        raise ValueError(f"{path}: the seats must all play one agent in one player count "
+                         f"(found agents {sorted(specs)}, player counts {sorted(counts)})")
+    n = counts.pop()
+    agent, options = json.loads(specs.pop())
+    rows = []
+    for p, nation in enumerate(PLAYER_NATIONS[n]):
+        wins = sum(p in g["result"]["winners"] for g in games)
+        lo, hi = wilson_interval(wins, len(games))
+        rows.append({"nation": nation, "wins": wins, "win_rate": wins / len(games), "win_low": lo, "win_high": hi,
+                     "mean_score": float(np.mean([g["result"]["scores"][p]["total"] for g in games]))})
+    label = agent + (":" + ",".join(f"{k}={v}" for k, v in options.items()) if options else "")
+    return {"num_players": n, "agent": label, "games": len(games), "rows": rows,
+            "ties": sum(len(g["result"]["winners"]) > 1 for g in games),
+            "decisions_per_game": float(np.mean([g["result"]["decisions"] for g in games])),
+            "seconds": float(sum(sum(g["timing"]["cpu_seconds"]) for g in games))}
+
+
 def format_table(r: dict) -> str:
     """A Markdown table of one nation_balance result."""
     lines = [f"{r['num_players']} players, {r['agent']} in every seat, {r['games']:,} games ({r['ties']} with tied "
@@ -56,7 +89,14 @@ def main() -> None:
     ap.add_argument("--players", type=int, nargs="+", default=[3, 4], choices=(2, 3, 4))
     ap.add_argument("--agents", nargs="+", default=["rulebot", "random"], choices=POLICY_NAMES)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--records", default=None, metavar="GAMES_JSONL",
+                    help="instead: the nations' win rates in a tournament's game records (one agent in every seat)")
     args = ap.parse_args()
+    if args.records:
+        r = nation_balance_of_records(args.records)
+        print(format_table(r))
+        print(f"({r['decisions_per_game']:.0f} decisions per game, {r['seconds']:.1f} CPU s in the agents)\n")
+        return
     for n in args.players:
         for agent in args.agents:
             r = nation_balance(n, agent, args.games, args.seed)

@@ -1,0 +1,51 @@
+"""tools/nation_balance.py --records: the nations' win rates in a tournament's game records."""
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def tool():
+    spec = importlib.util.spec_from_file_location("nation_balance", ROOT / "tools" / "nation_balance.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def record(winners, totals, agent="learned", options=None, forfeit=None):
+    seats = [{"label": f"x-{i}", "agent": agent, "options": options or {}, "seed": i} for i in range(len(totals))]
+    return {"num_players": len(totals), "seats": seats,
+            "result": {"winners": winners, "forfeit": forfeit, "decisions": 300,
+                       "scores": [{"seat": i, "total": t} for i, t in enumerate(totals)]},
+            "timing": {"cpu_seconds": [0.5] * len(totals)}}
+
+
+def write(path, recs):
+    path.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    return path
+
+
+def test_every_winner_counts_and_forfeits_are_left_out(tool, tmp_path):
+    recs = [record([3], [30, 31, 32, 40]), record([0, 3], [40, 20, 20, 40]), record([1], [10, 50, 20, 30]),
+            record([2], [0, 0, 99, 0], forfeit={"seat": 0})]
+    r = tool.nation_balance_of_records(write(tmp_path / "g.jsonl", recs))
+    assert r["games"] == 3 and r["ties"] == 1 and r["agent"] == "learned"
+    by = {x["nation"]: x for x in r["rows"]}
+    assert [by[n]["wins"] for n in ("uk", "france", "usa", "italy")] == [1, 1, 0, 2]
+    assert by["italy"]["win_rate"] == pytest.approx(2 / 3) and by["usa"]["mean_score"] == pytest.approx(24.0)
+    assert by["italy"]["win_low"] < 2 / 3 < by["italy"]["win_high"]
+    assert "| italy | 2 | 66.7% |" in tool.format_table(r)
+
+
+def test_records_of_mixed_agents_are_refused_naming_what_differs(tool, tmp_path):
+    mixed = [record([0], [40, 30, 20, 10]), record([0], [40, 30, 20, 10], agent="guided", options={"iterations": 8})]
+    with pytest.raises(ValueError, match="one agent in one player count"):
+        tool.nation_balance_of_records(write(tmp_path / "m.jsonl", mixed))
+    with pytest.raises(ValueError, match="no finished game records"):
+        tool.nation_balance_of_records(write(tmp_path / "e.jsonl", []))
