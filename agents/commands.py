@@ -121,7 +121,7 @@ def cmd_play(args) -> int:
 
 
 def cmd_demo(args) -> int:
-    """`v1919 demo`: one game between the strongest registered bots (agents.play.DEMO_LINEUP, random
+    """`v1919 demo`: one game between the baseline bots (agents.play.DEMO_LINEUP, random
     in place of any that is missing), or between the agents of --agents."""
     from .play import default_lineup, parse_agents_arg
 

@@ -156,11 +156,12 @@ def format_result(rec: dict) -> str:
     res = rec["result"]
     if rec["num_players"] == 1:
         return "\n".join(_solitaire_rows(rec) + _result_footer(rec))
-    rows = [f"{'seat':<8}{'agent':<22}{'issues':>7}{'flags':>7}{'strategy':>9}{'happiness':>10}{'total':>7}"
+    w = max(22, 1 + max(len(seat["label"]) for seat in rec["seats"]))      # whole labels: options included
+    rows = [f"{'seat':<8}{'agent':<{w}}{'issues':>7}{'flags':>7}{'strategy':>9}{'happiness':>10}{'total':>7}"
             f"{'rank':>6}"]
     for s, seat, rank in zip(res["scores"], rec["seats"], res["ranks"]):
         tag = "  winner" if s["seat"] in res["winners"] else ""
-        rows.append(f"{s['nation']:<8}{seat['label'][:21]:<22}{s['issues']:>7}{s['flags']:>7}{s['strategy']:>9}"
+        rows.append(f"{s['nation']:<8}{seat['label']:<{w}}{s['issues']:>7}{s['flags']:>7}{s['strategy']:>9}"
                     f"{s['happiness']:>10}{s['total']:>7}{rank:>6}{tag}")
     return "\n".join(rows + _result_footer(rec))
 

@@ -242,13 +242,13 @@ def build_parser() -> argparse.ArgumentParser:
         if name == "report":
             c.add_argument("--summary", action="store_true", help="counts only, without the estimated fields")
         c.set_defaults(func=_cmd_data)
-    demo = sub.add_parser("demo", help="play a full game between the strongest bots and print it",
+    demo = sub.add_parser("demo", help="play a full game between the baseline bots and print it",
                           epilog="example: v1919 demo --players 3 --seed 7   or   v1919 demo --agents rulebot,random,"
                                  "random,random")
     demo.add_argument("--players", type=int, default=None, choices=(1, 2, 3, 4),
                       help="1 (the solitaire game: one player against the rule bots), 2, 3 or 4 (default: 4, or "
                            "as many as --agents names)")
-    demo.add_argument("--agents", default=None, help="agents per seat, as for `v1919 play` (default: the strongest "
+    demo.add_argument("--agents", default=None, help="agents per seat, as for `v1919 play` (default: the baseline "
                                                      "registered bots, agents.play.DEMO_LINEUP)")
     demo.add_argument("--seed", type=seed_arg, default=0, help="game seed, 0..2**63-1")
     demo.add_argument("--variant", default="standard", help=VARIANT_HELP)

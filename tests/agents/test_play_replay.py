@@ -207,6 +207,14 @@ def test_demo_plays_the_preferred_bots_when_registered(capsys):
     assert main(["demo", "--agents", "random,random,random", "--players", "4"]) == 2
 
 
+def test_the_scoring_table_shows_whole_agent_labels(capsys):
+    """A label with its options is printed whole, not cut at the column width."""
+    long = "ismcts:iterations=3,rollout=random,explore=0.7,widen=1.0"
+    assert main(["demo", "--agents", f"{long},random,random", "--seed", "4", "--no-log"]) == 0
+    rows = [r for r in capsys.readouterr().out.splitlines() if r.startswith(("uk ", "france ", "usa "))]
+    assert any(long + " " in r for r in rows)
+
+
 def test_learned_agent_reads_vector_checkpoints(tmp_path):
     pytest.importorskip("sb3_contrib")
     from sb3_contrib import MaskablePPO
