@@ -1,21 +1,15 @@
 """tools/guided_curve.py: the curve of a search agent's win rate against its time per decision."""
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
+from helpers.tools import load_tool
 
 
 @pytest.fixture(scope="module")
 def curve():
-    spec = importlib.util.spec_from_file_location("guided_curve", ROOT / "tools" / "guided_curve.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_tool("guided_curve")
 
 
 def test_a_curve_is_an_agent_with_every_option_but_the_budget(curve):

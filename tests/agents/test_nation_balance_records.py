@@ -1,21 +1,15 @@
 """tools/nation_balance.py --records: the nations' win rates in a tournament's game records."""
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
+from helpers.tools import load_tool
 
 
 @pytest.fixture(scope="module")
 def tool():
-    spec = importlib.util.spec_from_file_location("nation_balance", ROOT / "tools" / "nation_balance.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_tool("nation_balance")
 
 
 def record(winners, totals, agent="learned", options=None, forfeit=None):
