@@ -1,14 +1,14 @@
-"""Nation balance: how often each nation wins when every seat plays the same compiled agent.
+"""Nation balance: how often each nation wins when every seat plays the same agent.
 
     PYTHONPATH=. python tools/nation_balance.py [--games 4000] [--players 3 4] [--agents rulebot random]
     PYTHONPATH=. python tools/nation_balance.py --records runs/.../games.jsonl
 
 Identical agents in every seat, so any difference between nations comes from the game (and the card
-data), not from skill. Agents that are not compiled (a search, a network) are measured from the game
-records of a tournament whose seats all play that agent (`--records`, e.g.
-configs/tournament/nation_balance_guided_4p.yaml). A game's winners (ties included) each count as a win; win rates carry Wilson
-95% intervals; a fair nation would win 1/n of the games. Games are played by the compiled loop
-(`v1919_env.core.bots.play_games`), each from its own seed, in the standard deck variant.
+data), not from skill. A game's winners (ties included) each count as a win; win rates carry Wilson
+95% intervals; a fair nation would win 1/n of the games. Compiled agents play in the compiled loop
+(`v1919_env.core.bots.play_games`), each game from its own seed, in the standard deck variant. Other
+agents (a search, a network) are measured from the game records of a tournament whose seats all play
+that agent (`--records`; e.g. configs/tournament/nation_balance_guided_4p.yaml).
 """
 from __future__ import annotations
 
