@@ -1,6 +1,7 @@
 """Behaviour fingerprint of the compiled core: a hash of random games' legal lists, actions and final states.
 
-    PYTHONPATH=. python tools/fingerprint_core.py [--games 300]
+    PYTHONPATH=. python tools/fingerprint_core.py [--games 300] [--bots]
+    PYTHONPATH=. python tools/fingerprint_core.py --ends 2000     # how rule-bot games end
 
 For the solitaire game (every variant, every starting faction and the default), the 2-player game and
 (--bots) rulebot games of 3 and 4 players, it plays games with fixed seeds, hashes every decision's
@@ -42,7 +43,11 @@ def play(g: Game, h, r: int, bots: bool) -> int:
     return r
 
 
-def fingerprint(num_players: int, games: int, bots: bool) -> str:
+ENDS = {1: "rules", 2: "safety cap", 3: "deadlock"}      # the values of layout.GAME_OVER
+
+
+def fingerprint(num_players: int, games: int, bots: bool, ends: dict | None = None) -> str:
+    """The digest of `games` games; `ends`, if given, counts how they ended (ENDS' names)."""
     cs, _ = card_tables()
     variants = variant_names(cs)
     h = hashlib.sha256()
@@ -50,6 +55,9 @@ def fingerprint(num_players: int, games: int, bots: bool) -> str:
         kw = {"faction": FACTIONS[k % 4]} if num_players == 1 else {}
         g = Game.new(num_players=num_players, seed=1000 + k, variant=variants[(k // 4) % len(variants)], **kw)
         play(g, h, 77 + k, bots)
+        if ends is not None:
+            e = ENDS[int(g.state[L.GAME_OVER])]
+            ends[e] = ends.get(e, 0) + 1
     return h.hexdigest()[:16]
 
 
@@ -57,7 +65,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=300)
     ap.add_argument("--bots", action="store_true", help="also rulebot games of 2, 3 and 4 players")
+    ap.add_argument("--ends", type=int, default=None, metavar="N",
+                    help="instead: how N rulebot games of 2, 3 and 4 players end (rules, safety cap, deadlock)")
     a = ap.parse_args()
+    if a.ends:
+        for n in (2, 3, 4):
+            ends: dict = {}
+            fingerprint(n, a.ends, True, ends)
+            print(f"{n}-player  rulebot {a.ends}: " + ", ".join(f"{k} {v}" for k, v in sorted(ends.items())))
+        return
     print(f"solitaire random {a.games}: {fingerprint(1, a.games, False)}")
     print(f"2-player  random {a.games}: {fingerprint(2, a.games, False)}")
     if a.bots:

@@ -1,4 +1,4 @@
-"""tools/nation_balance.py --records: the nations' win rates in a tournament's game records."""
+"""tools/nation_balance.py --records (the nations' win rates in game records) and tools/fingerprint_core.py --ends."""
 from __future__ import annotations
 
 import json
@@ -43,3 +43,12 @@ def test_records_of_mixed_agents_are_refused_naming_what_differs(tool, tmp_path)
         tool.nation_balance_of_records(write(tmp_path / "m.jsonl", mixed))
     with pytest.raises(ValueError, match="no finished game records"):
         tool.nation_balance_of_records(write(tmp_path / "e.jsonl", []))
+
+
+def test_the_core_fingerprint_counts_how_rule_bot_games_end():
+    """tools/fingerprint_core.py --ends: rules / safety cap / deadlock counts (rulings P-10's figures)."""
+    fp = load_tool("fingerprint_core")
+    ends: dict = {}
+    digest = fp.fingerprint(2, 20, True, ends)
+    assert sum(ends.values()) == 20 and set(ends) <= set(fp.ENDS.values())
+    assert digest == fp.fingerprint(2, 20, True)                 # counting does not change the games
