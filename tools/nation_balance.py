@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from agents.tournament.stats import wilson_interval
 from v1919_env.core.bots import POLICY_NAMES, play_games
 from v1919_env.core.vocab import PLAYER_NATIONS
 from v1919_env.game import card_tables
+from v1919_env.records import read_games
 
 
 def nation_balance(num_players: int, agent: str, games: int, seed: int = 0) -> dict:
@@ -47,12 +49,12 @@ def nation_balance(num_players: int, agent: str, games: int, seed: int = 0) -> d
 def nation_balance_of_records(path: str | Path) -> dict:
     """nation_balance's result from a tournament's game records (games.jsonl): every game must have
     the same player count and one agent spec in every seat (labels aside); forfeited games are left
-    out, ties count for every winner."""
-    games = [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
-    games = [g for g in games if not g["result"]["forfeit"]]
+    out, ties count for every winner. A file that is not game records raises RecordError naming the
+    line and field (v1919_env.records.read_games), one that mixes agents ValueError."""
+    games = [g for g in read_games(path) if not g["result"]["forfeit"]]
     if not games:
         raise ValueError(f"{path}: no finished game records")
-    specs = {json.dumps([s["agent"], s["options"]], sort_keys=True) for g in games for s in g["seats"]}
+    specs = {json.dumps([s.get("agent"), s.get("options", {})], sort_keys=True) for g in games for s in g["seats"]}
     counts = {g["num_players"] for g in games}
     if len(specs) != 1 or len(counts) != 1:
         raise ValueError(f"{path}: the seats must all play one agent in one player count "
@@ -69,7 +71,7 @@ def nation_balance_of_records(path: str | Path) -> dict:
     return {"num_players": n, "agent": label, "games": len(games), "rows": rows,
             "ties": sum(len(g["result"]["winners"]) > 1 for g in games),
             "decisions_per_game": float(np.mean([g["result"]["decisions"] for g in games])),
-            "seconds": float(sum(sum(g["timing"]["cpu_seconds"]) for g in games))}
+            "seconds": float(sum(sum((g.get("timing") or {}).get("cpu_seconds", [])) for g in games))}
 
 
 def format_table(r: dict) -> str:
@@ -93,7 +95,10 @@ def main() -> None:
                     help="instead: the nations' win rates in a tournament's game records (one agent in every seat)")
     args = ap.parse_args()
     if args.records:
-        r = nation_balance_of_records(args.records)
+        try:
+            r = nation_balance_of_records(args.records)
+        except ValueError as e:             # a RecordError names the line and field at fault
+            sys.exit(f"nation_balance: {e}")
         print(format_table(r))
         print(f"({r['decisions_per_game']:.0f} decisions per game, {r['seconds']:.1f} CPU s in the agents)\n")
         return

@@ -13,11 +13,18 @@ def tool():
 
 
 def record(winners, totals, agent="learned", options=None, forfeit=None):
-    seats = [{"label": f"x-{i}", "agent": agent, "options": options or {}, "seed": i} for i in range(len(totals))]
-    return {"num_players": len(totals), "seats": seats,
-            "result": {"winners": winners, "forfeit": forfeit, "decisions": 300,
-                       "scores": [{"seat": i, "total": t} for i, t in enumerate(totals)]},
-            "timing": {"cpu_seconds": [0.5] * len(totals)}}
+    """A valid game record (v1919_env.records) with these winners and final totals."""
+    n = len(totals)
+    seats = [{"label": f"x-{i}", "agent": agent, "options": options or {}, "seed": i} for i in range(n)]
+    rows = [{"seat": i, "nation": ("uk", "france", "usa", "italy")[i], "issues": t, "flags": 0, "strategy": 0,
+             "happiness": 0, "total": t} for i, t in enumerate(totals)]
+    return {"format": "v1919-game-record", "version": 1, "game": 0, "seed": 7, "num_players": n,
+            "variant": "standard", "negotiation": False, "card_set": {"label": "versailles1919-standard@1.0.0",
+                                                                        "path": None},
+            "seats": seats, "actions": [],
+            "result": {"winners": winners, "forfeit": forfeit, "decisions": 300, "scores": rows,
+                       "ranks": [1] * n, "truncated": False},
+            "timing": {"cpu_seconds": [0.5] * n}}
 
 
 def write(path, recs):
@@ -27,7 +34,7 @@ def write(path, recs):
 
 def test_every_winner_counts_and_forfeits_are_left_out(tool, tmp_path):
     recs = [record([3], [30, 31, 32, 40]), record([0, 3], [40, 20, 20, 40]), record([1], [10, 50, 20, 30]),
-            record([2], [0, 0, 99, 0], forfeit={"seat": 0})]
+            record([2], [0, 0, 99, 0], forfeit={"seat": 0, "step": 3, "label": "x-0", "reason": "crashed"})]
     r = tool.nation_balance_of_records(write(tmp_path / "g.jsonl", recs))
     assert r["games"] == 3 and r["ties"] == 1 and r["agent"] == "learned"
     by = {x["nation"]: x for x in r["rows"]}
@@ -43,6 +50,16 @@ def test_records_of_mixed_agents_are_refused_naming_what_differs(tool, tmp_path)
         tool.nation_balance_of_records(write(tmp_path / "m.jsonl", mixed))
     with pytest.raises(ValueError, match="no finished game records"):
         tool.nation_balance_of_records(write(tmp_path / "e.jsonl", []))
+
+
+def test_a_file_that_is_not_game_records_is_a_clear_error(tool, tmp_path, monkeypatch):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps(record([0], [40, 30, 20, 10])) + "\nnot json\n")
+    for path, words in ((bad, "line 2: not JSON"), (tmp_path / "missing.jsonl", "cannot read")):
+        monkeypatch.setattr("sys.argv", ["nation_balance", "--records", str(path)])
+        with pytest.raises(SystemExit) as e:
+            tool.main()
+        assert words in str(e.value.code) and str(e.value.code).startswith("nation_balance: ")
 
 
 def test_the_core_fingerprint_counts_how_rule_bot_games_end():
