@@ -28,11 +28,14 @@ import copy
 import json
 import logging
 import math
+import re
 import time
 from pathlib import Path
 
 import numpy as np
 import yaml
+
+from v1919_env.core.vocab import VARIANT_ALIASES, VARIANTS
 
 logger = logging.getLogger(__name__)
 
@@ -94,6 +97,13 @@ def load_config(path: str | Path | None = None, raw: dict | None = None) -> dict
     cfg = _merge(DEFAULTS, raw)
     if cfg["name"] is None:
         cfg["name"] = Path(path).stem if path is not None else "exit"
+    if not isinstance(cfg["name"], str) or not re.fullmatch(r"[A-Za-z0-9_.-]+", cfg["name"]):
+        raise ExItConfigError(f"name: expected a run name (letters, digits, _ . -), got {cfg['name']!r}")
+    if not isinstance(cfg["variant"], str) or (cfg["variant"] not in VARIANTS and cfg["variant"] not in VARIANT_ALIASES):
+        raise ExItConfigError(f"variant: expected one of {', '.join(VARIANTS)} (or {', '.join(VARIANT_ALIASES)}), "
+                              f"got {cfg['variant']!r}")
+    if cfg["init"] is not None and not isinstance(cfg["init"], str):
+        raise ExItConfigError(f"init: expected a checkpoint path or null, got {cfg['init']!r}")
     _num(cfg, "seed", int, 0, 2 ** 32 - 1)
     if cfg["num_players"] not in (2, 3, 4) or isinstance(cfg["num_players"], bool):
         raise ExItConfigError(f"num_players: 2, 3 or 4, got {cfg['num_players']!r}")
