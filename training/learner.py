@@ -25,7 +25,7 @@ from pathlib import Path
 import torch
 from stable_baselines3.common.callbacks import BaseCallback
 
-from .config import CURRENT, DEFAULTS, SELF, ConfigError, _merge, dump_config
+from .config import CURRENT, SELF, ConfigError, dump_config, saved_config
 from .envs import make_vec_env
 from .evaluate import EVAL_SEED_OFFSET, append_rows, evaluate
 from .opponents import OpponentPool
@@ -119,14 +119,13 @@ class Trainer:
     def _open_run(self, resume: bool) -> dict:
         state_path = self.run / STATE_FILE
         cfg_text = dump_config(self.cfg)
+        if self.run.exists() and not self.run.is_dir():
+            raise RunError(f"{self.run} is a file, not a run directory; choose another --out")
         if resume:
             if not state_path.exists():
                 raise RunError(f"--resume: no run to resume in {self.run} (no {STATE_FILE})")
             state = json.loads(state_path.read_text())
-            try:            # a key added to the defaults since the run started takes its default
-                old = _merge(DEFAULTS, state["config"])
-            except ConfigError:
-                old = state["config"]
+            old = saved_config(state["config"])     # a key added since the run started takes its default
             diff = sorted(k for k in set(old) | set(self.cfg) if k != "budget" and old.get(k) != self.cfg.get(k))
             if diff:
                 raise RunError(f"--resume: the config differs from the run's in {', '.join(diff)} (only the budget "
@@ -140,8 +139,11 @@ class Trainer:
             state = {"num_timesteps": 0, "train_seconds": 0.0, "eval_seconds": 0.0, "pretrain_seconds": 0.0,
                      "pretrain": None, "snapshots": [], "schedule": {}, "resumes": 0}
         state["config"] = self.cfg
-        (self.run / "checkpoints" / "snapshots").mkdir(parents=True, exist_ok=True)
-        (self.run / "config.yaml").write_text(cfg_text)
+        try:
+            (self.run / "checkpoints" / "snapshots").mkdir(parents=True, exist_ok=True)
+            (self.run / "config.yaml").write_text(cfg_text)
+        except OSError as e:
+            raise RunError(f"cannot write the run directory {self.run}: {e.strerror or e}") from None
         return state
 
     def _make_model(self, resume: bool):

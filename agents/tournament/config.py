@@ -22,20 +22,19 @@ import importlib
 import json
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
+from typing import Any, Optional
 
 import yaml
+from pydantic import Field, model_validator
+
+from v1919_env import config_schema
+from v1919_env.config_schema import FieldError, Name, Strict, name_field, one_of, read_config
 
 from ..base import AgentError, agent_names, make_agent, parse_agent_spec
 from .schedule import schedule_period
 
-TOP_KEYS = ("name", "num_players", "variant", "negotiation", "card_set", "games", "seed", "duplicate", "workers",
-            "modules",
-            "agents")
-AGENT_KEYS = ("name", "label", "options")
 
-
-class ConfigError(ValueError):
+class ConfigError(config_schema.ConfigError):
     """A tournament config that cannot be run; the message names the field at fault."""
 
 
@@ -76,135 +75,126 @@ class TournamentConfig:
         return yaml.safe_dump(d, sort_keys=False)
 
 
-def _expect(value, kinds, where: str, what: str):
-    if isinstance(value, bool) and bool not in kinds or not isinstance(value, kinds):
-        raise ConfigError(f"{where}: expected {what}, got {value!r} ({type(value).__name__})")
-    return value
+class AgentEntry(Strict):
+    """A seat's agent: a registered name, a label (unique in the tournament) and its options; a
+    spec string "name:key=value,..." stands for {name, options} labelled by the string itself."""
+
+    name: str = Field(description="a registered agent name")
+    label: Optional[Name] = Field(None, description="a non-empty string (default: the name)")
+    options: Optional[dict[str, Any]] = Field(None, description="a mapping of option: value")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _spec(cls, entry):
+        if isinstance(entry, str):
+            try:
+                name, options = parse_agent_spec(entry)
+            except AgentError as e:
+                raise ValueError(str(e)) from None
+            return {"name": name, "label": entry.strip(), "options": options}
+        if not isinstance(entry, dict):
+            raise ValueError(f"expected an agent name, a spec string or a mapping with name/label/options, "
+                             f"got {entry!r}")
+        return entry
 
 
-def _agent_entry(entry, k: int) -> dict:
-    where = f"agents[{k}]"
-    if isinstance(entry, str):
+def _agents_schema(schema: dict) -> None:
+    schema["items"] = {"anyOf": [{"type": "string", "description": "an agent name or spec 'name:key=value,...'"},
+                                 schema["items"]]}
+
+
+class TournamentFile(Strict):
+    """A tournament config as written (the module docstring)."""
+
+    name: Optional[Name] = name_field("a title for the reports")
+    num_players: one_of(2, 3, 4) = Field(description="2, 3 or 4")
+    variant: str = Field("standard", description="the name of a deck variant")
+    negotiation: bool = False
+    card_set: Optional[str] = Field(None, description="a card-set folder or JSON file, or null (the shipped set)")
+    games: int = Field(ge=1, description="a positive integer, a multiple of the schedule period")
+    seed: int = Field(0, ge=0, le=2 ** 63 - 1, description="an integer in 0..2**63-1 (game k's seeds derive from "
+                                                            "(seed, k))")
+    duplicate: bool = Field(False, description="true or false (true: the games of a schedule block share one deal)")
+    workers: Optional[int] = Field(None, ge=0, description="a number of worker processes (0: none; null: every "
+                                                          "core)")
+    modules: list[str] = Field([], description="a list of modules to import first (agents of your own)")
+    agents: list[AgentEntry] = Field(json_schema_extra=_agents_schema,
+                                     description="at least num_players agents, labels unique")
+
+    @model_validator(mode="after")
+    def _runs(self):
+        for k, m in enumerate(self.modules):
+            try:
+                importlib.import_module(m)
+            except Exception as e:          # ImportError, or the module's own code failing
+                raise FieldError(f"modules[{k}]", f"cannot import {m!r}: {type(e).__name__}: {e}") from None
+        from v1919_env.game import card_tables
+        from v1919_env.variants import variant_index
+
         try:
-            name, opts = parse_agent_spec(entry)
-        except AgentError as e:
-            raise ConfigError(f"{where}: {e}") from e
-        label = entry.strip()
-    elif isinstance(entry, dict):
-        bad = sorted(set(entry) - set(AGENT_KEYS))
-        if bad:
-            raise ConfigError(f"{where}: unknown key(s) {', '.join(map(repr, bad))}; known: {', '.join(AGENT_KEYS)}")
-        if "name" not in entry:
-            raise ConfigError(f"{where}.name: missing (the registered agent name)")
-        name = _expect(entry["name"], (str,), f"{where}.name", "an agent name")
-        opts = _expect(entry.get("options") or {}, (dict,), f"{where}.options", "a mapping of option: value")
-        label = _expect(entry.get("label", name), (str,), f"{where}.label", "a string")
-        if not all(isinstance(o, str) for o in opts):
-            raise ConfigError(f"{where}.options: option names must be strings")
-    else:
-        raise ConfigError(f"{where}: expected an agent name, a spec string or a mapping with name/label/options, "
-                          f"got {entry!r}")
+            cs, _ = card_tables(self.card_set)
+        except Exception as e:          # CardDataError, a missing file
+            raise FieldError("card_set", str(e)) from None
+        try:
+            variant_index(cs, self.variant)
+        except ValueError as e:
+            raise FieldError("variant", str(e)) from None
+        for k, a in enumerate(self.agents):
+            _check_agent(a, f"agents[{k}]")
+        n, m = self.num_players, len(self.agents)
+        if m < n:
+            raise FieldError("agents", f"{m} agent(s) for {n} seats; list at least {n} (the same agent twice needs "
+                                       f"two labels, e.g. {{name: random, label: random-2}})")
+        labels = [a.label or a.name for a in self.agents]
+        dup = sorted({x for x in labels if labels.count(x) > 1})
+        if dup:
+            raise FieldError("agents", f"label(s) {', '.join(map(repr, dup))} used twice; give each entry its own "
+                                       f"label")
+        period = schedule_period(m, n)
+        if self.games % period:
+            lo = self.games - self.games % period
+            raise FieldError("games", f"{self.games} is not a multiple of the schedule period {period} ({m} agents, "
+                                      f"{n} seats), so the seats would not be balanced; use "
+                                      f"{lo or period}{'' if not lo else f' or {lo + period}'}")
+        return self
+
+
+def _check_agent(entry: AgentEntry, where: str) -> None:
+    """A registered agent that builds with its options, plays without a person and whose options
+    are plain data (they travel to the workers and into the records)."""
+    name, opts = entry.name, entry.options or {}
     if name not in agent_names():
-        raise ConfigError(f"{where}.name: unknown agent {name!r}; agents: {', '.join(agent_names())}")
+        raise FieldError(f"{where}.name", f"unknown agent {name!r}; agents: {', '.join(agent_names())}")
     try:
         agent = make_agent(name, **opts)
     except AgentError as e:
-        raise ConfigError(f"{where}.options: {e}") from e
+        raise FieldError(f"{where}.options", str(e)) from None
+    except Exception as e:              # an agent of a user's module failing in its constructor
+        raise FieldError(where, f"building agent {name!r} raised {type(e).__name__}: {e}") from None
     interactive = getattr(agent, "interactive", False)
     agent.close()
     if interactive:
-        raise ConfigError(f"{where}.name: {name!r} needs a person at the terminal; a tournament cannot seat it")
+        raise FieldError(f"{where}.name", f"{name!r} needs a person at the terminal; a tournament cannot seat it")
     try:
         json.dumps(opts)
     except TypeError as e:
-        raise ConfigError(f"{where}.options: values must be plain YAML scalars, lists or mappings ({e})") from e
-    return {"label": label, "agent": name, "options": opts}
+        raise FieldError(f"{where}.options", f"values must be plain YAML scalars, lists or mappings ({e})") from None
 
 
 def config_from_dict(raw, name: str = "tournament") -> TournamentConfig:
     """Validate a decoded config (see the module docstring) and build the TournamentConfig."""
     if not isinstance(raw, dict):
-        raise ConfigError(f"the config must be a mapping of the keys {', '.join(TOP_KEYS)}, got {type(raw).__name__}")
-    bad = sorted(set(raw) - set(TOP_KEYS))
-    if bad:
-        raise ConfigError(f"unknown key(s) {', '.join(map(repr, bad))}; known: {', '.join(TOP_KEYS)}")
-    for key in ("num_players", "games", "agents"):
-        if key not in raw:
-            raise ConfigError(f"{key}: missing")
-    modules = _expect(raw.get("modules") or [], (list,), "modules", "a list of module names")
-    for k, m in enumerate(modules):
-        _expect(m, (str,), f"modules[{k}]", "a module name")
-        try:
-            importlib.import_module(m)
-        except ImportError as e:
-            raise ConfigError(f"modules[{k}]: cannot import {m!r}: {e}") from e
-    n = _expect(raw["num_players"], (int,), "num_players", "2, 3 or 4")
-    if n not in (2, 3, 4):
-        raise ConfigError(f"num_players: must be 2, 3 or 4, got {n}")
-    games = _expect(raw["games"], (int,), "games", "a positive integer")
-    if games < 1:
-        raise ConfigError(f"games: must be at least 1, got {games}")
-    workers = _expect(raw.get("workers", os.cpu_count() or 1), (int,), "workers", "a number of processes (0: none)")
-    if workers < 0:
-        raise ConfigError(f"workers: must be 0 or more, got {workers}")
-    card_set = raw.get("card_set")
-    if card_set is not None:
-        _expect(card_set, (str,), "card_set", "a card-set path or null")
-    seed = _expect(raw.get("seed", 0), (int,), "seed", "an integer in 0..2**63-1")
-    if not 0 <= seed < 2 ** 63:         # the range of Game.new's seeds and of `v1919 play --seed`
-        raise ConfigError(f"seed: must be an integer in 0..2**63-1, got {seed}")
-    cfg = TournamentConfig(
-        name=_expect(raw.get("name", name), (str,), "name", "a string"), num_players=n, agents=[], games=games,
-        seed=seed,
-        variant=_expect(raw.get("variant", "standard"), (str,), "variant", "a variant name"),
-        negotiation=_expect(raw.get("negotiation", False), (bool,), "negotiation", "true or false"),
-        card_set=card_set, workers=workers, modules=list(modules),
-        duplicate=_expect(raw.get("duplicate", False), (bool,), "duplicate", "true or false"))
-    from v1919_env.game import card_tables
-    from v1919_env.variants import variant_index
-    try:
-        cs, _ = card_tables(card_set)
-    except Exception as e:          # CardDataError, a missing file
-        raise ConfigError(f"card_set: {e}") from e
-    try:
-        variant_index(cs, cfg.variant)
-    except ValueError as e:
-        raise ConfigError(f"variant: {e}") from None
-    entries = _expect(raw["agents"], (list,), "agents", "a list of agents")
-    cfg.agents = [_agent_entry(e, k) for k, e in enumerate(entries)]
-    if len(cfg.agents) < n:
-        raise ConfigError(f"agents: {len(cfg.agents)} agent(s) for {n} seats; list at least {n} (the same agent "
-                          f"twice needs two labels, e.g. {{name: random, label: random-2}})")
-    labels = cfg.labels
-    dup = sorted({x for x in labels if labels.count(x) > 1})
-    if dup:
-        raise ConfigError(f"agents: label(s) {', '.join(map(repr, dup))} used twice; give each entry its own label")
-    period = schedule_period(len(cfg.agents), n)
-    if games % period:
-        lo = games - games % period
-        raise ConfigError(f"games: {games} is not a multiple of the schedule period {period} ({len(cfg.agents)} "
-                          f"agents, {n} seats), so the seats would not be balanced; use "
-                          f"{lo or period}{'' if not lo else f' or {lo + period}'}")
-    return cfg
-
-
-def read_yaml_config(path, build, error=None):
-    """Read a YAML config file and build it with `build(raw, name=stem)`; a file that cannot be read,
-    is not YAML or is refused by `build` raises `error` (default ConfigError) prefixed by its path."""
-    error = error or ConfigError
-    p = Path(path)
-    try:
-        raw = yaml.safe_load(p.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise error(f"cannot read {p}: {e.strerror}") from e
-    except yaml.YAMLError as e:
-        raise error(f"{p}: not valid YAML: {e}") from e
-    try:
-        return build(raw, name=p.stem)
-    except error as e:
-        raise error(f"{p}: {e}") from e
+        keys = ", ".join(TournamentFile.model_fields)
+        raise ConfigError(f"the config must be a mapping of the keys {keys}, got {type(raw).__name__}")
+    t = config_schema.validate(TournamentFile, raw, ConfigError)
+    return TournamentConfig(
+        name=t.name if t.name is not None else name, num_players=t.num_players,
+        agents=[{"label": a.label or a.name, "agent": a.name, "options": a.options or {}} for a in t.agents],
+        games=t.games, seed=t.seed, variant=t.variant, negotiation=t.negotiation, card_set=t.card_set,
+        workers=t.workers if t.workers is not None else os.cpu_count() or 1, modules=list(t.modules),
+        duplicate=t.duplicate)
 
 
 def load_config(path) -> TournamentConfig:
     """Read and validate a YAML tournament config (ConfigError names the field at fault)."""
-    return read_yaml_config(path, config_from_dict)
+    return read_config(path, config_from_dict, ConfigError)

@@ -37,12 +37,12 @@ def _one_torch_thread():
     ({"reward": {"win_loss": 1.0, "margin": 1.0}}, "reward: reward kind 'margin' is unknown"),
     ({"opponents": {"greedy": 1.0}}, "opponents.greedy: not a role; choose from learner, self, random, rulebot"),
     ({"policy": {"hiddens": [64]}}, "policy.hiddens: replaced by trunk, pi and vf"),
-    ({"policy": {"trunk": [0]}}, "policy.trunk: expected a list of layer widths"),
+    ({"policy": {"trunk": [0]}}, r"policy.trunk\[0\]: must be at least 1, got 0"),
     ({"policy": {"vf": "128"}}, "policy.vf: expected a list of layer widths"),
-    ({"ppo": {"kl_coeff": -0.1}}, "ppo.kl_coeff: -0.1 is out of range"),
+    ({"ppo": {"kl_coeff": -0.1}}, "ppo.kl_coeff: must be at least 0.0, got -0.1"),
     ({"ray": {"num_env_runners": 2, "num_envs_per_env_runner": 64}, "ppo": {"train_batch_size": 100,
       "minibatch_size": 50}}, "ppo.train_batch_size: at least one step of every game \\(2 env runner\\(s\\) x 64"),
-    ({"ray": {"num_envs_per_env_runner": 0}}, "ray.num_envs_per_env_runner: 0 is out of range"),
+    ({"ray": {"num_envs_per_env_runner": 0}}, "ray.num_envs_per_env_runner: must be at least 1, got 0"),
     ({"learner": 1}, "learner: unknown key"),
 ])
 def test_config_errors_name_the_field(patch, match):

@@ -52,7 +52,7 @@ def test_every_shipped_config_is_valid():
     ({"reward": "wins"}, "reward"),
     ({"env": {"workers": 2}}, "env.workers"),
     ({"colour": "red"}, "colour"),
-    ({"num_players": 5}, r"num_players: 1 \(the solitaire game\), 2, 3 or 4"),
+    ({"num_players": 5}, r"num_players: expected 1 \(the solitaire game\), 2, 3 or 4"),
     ({"pretrain": {"teacher": "greedy"}}, "pretrain.teacher"),
     ({"pretrain": {"teacher": "rulebot", "decisions": 0}}, "pretrain.decisions"),
     ({"pretrain": {"teacher": "rulebot", "decisions": 100, "batch_size": 512}}, "pretrain.batch_size"),

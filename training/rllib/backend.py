@@ -33,8 +33,8 @@ from pathlib import Path
 
 import numpy as np
 
-from training.config import _merge, dump_config
-from training.rllib.config import DEFAULTS
+from training.config import dump_config
+from training.rllib.config import saved_config
 from training.evaluate import EVAL_SEED_OFFSET, append_rows, evaluate
 from training.plots import plot_learning_curve
 from training.rllib.env import (
@@ -180,11 +180,13 @@ def check_run(cfg: dict, run: Path, resume: bool) -> dict | None:
     (the config may differ in MAY_CHANGE_ON_RESUME only, the checkpoint's snapshots must be there),
     else nothing (the directory must not hold a run). RLlibRunError says why not."""
     path = run / STATE_FILE
+    if run.exists() and not run.is_dir():
+        raise RLlibRunError(f"{run} is a file, not a run directory; choose another --out")
     if resume:
         if not path.exists():
             raise RLlibRunError(f"--resume: no run to resume in {run} (no {STATE_FILE})")
         state = json.loads(path.read_text())
-        old = _merge(DEFAULTS, state["config"])    # a key added to DEFAULTS since the run started takes its default
+        old = saved_config(state["config"])    # a key added since the run started takes its default
         diff = sorted(k for k in set(old) | set(cfg) if k not in MAY_CHANGE_ON_RESUME and old.get(k) != cfg.get(k))
         if diff:
             raise RLlibRunError(f"--resume: the config differs from the run's in {', '.join(diff)} (only "
@@ -227,8 +229,11 @@ class RLlibTrainer:
         state = check_run(self.cfg, self.run, resume)
         if resume:
             return state
-        (self.run / "checkpoints").mkdir(parents=True, exist_ok=True)
-        (self.run / "config.yaml").write_text(dump_config(self.cfg))
+        try:
+            (self.run / "checkpoints").mkdir(parents=True, exist_ok=True)
+            (self.run / "config.yaml").write_text(dump_config(self.cfg))
+        except OSError as e:
+            raise RLlibRunError(f"cannot write the run directory {self.run}: {e.strerror or e}") from None
         return {"iteration": 0, "env_steps": 0, "train_seconds": 0.0, "snapshots": 0}
 
     def checkpoint(self, it: int) -> Path:

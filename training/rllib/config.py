@@ -26,118 +26,132 @@ every game (rounded up), so train_batch_size must be at least runners x games.
 """
 from __future__ import annotations
 
-from training.config import DEFAULTS as SB3_DEFAULTS
-from training.config import ConfigError, _merge, _number
+from typing import Annotated, Optional
 
-DEFAULTS = {
-    **{k: SB3_DEFAULTS[k] for k in ("name", "seed", "num_players", "variant", "reward")},    # the SB3 configs'
-    "budget": {"iterations": 10, "steps": None, "minutes": None},
-    "ray": {"address": None, "num_cpus": 2, "num_env_runners": 0, "num_envs_per_env_runner": 256,
-            "num_learners": 0, "sample_timeout_s": 600},
-    "opponents": {"rulebot": 0.5, "self": 0.5},
-    "self_play": {"pool_size": 2, "snapshot_every_iterations": 5},
-    "policy": {"trunk": [256], "pi": [128], "vf": [128], "activation": "relu"},
-    "ppo": {"learning_rate": 3.0e-4, "train_batch_size": 16384, "minibatch_size": 2048, "num_epochs": 2,
-            "gamma": 0.995, "lambda": 0.95, "clip_param": 0.2, "entropy_coeff": 0.005, "vf_loss_coeff": 0.5,
-            "grad_clip": 0.5, "kl_coeff": 0.0},
-    "evaluation": {"every_iterations": 10, "games": 100, "final_games": 400, "opponents": ["random", "rulebot"],
-                   "workers": 0, "deterministic": True},
-    "checkpoint_every_iterations": 10,
-}
+from pydantic import AfterValidator, Field, field_validator, model_validator
+
+from v1919_env import config_schema
+from v1919_env.config_schema import FieldError, Strict, one_of, read_config, with_defaults
+from training.config import (AgentSpecs, ConfigError, Count, Fraction, NonNegative, Policy,
+                             PositiveInt, RunConfig, _compiled_names, check_ratios, resolve)
+
 ROLES = ("learner", "self")
-ACTIVATIONS = ("relu", "tanh")
 
 
-SHARED_EVALUATION = ("games", "final_games", "opponents", "workers", "deterministic")
+def _address(v):
+    from agents.tournament.ray_pool import check_address
+
+    if v is not None:
+        check_address(v)
+    return v
 
 
-def validate_shared(cfg: dict) -> None:
-    """The fields both backends share (seed, num_players, variant, reward, the evaluation's games,
-    opponents and workers), checked by the SB3 config's validator: one rule, the same messages."""
-    from training.config import config_from_dict as sb3_config
+class Budget(Strict):
+    iterations: Optional[PositiveInt] = Field(10, description="a number of iterations or null (no limit)")
+    steps: Optional[PositiveInt] = Field(None, description="a number of environment steps or null (no limit)")
+    minutes: Optional[NonNegative] = Field(None, description="a number of minutes or null (no limit)")
 
-    sb3_config({"seed": cfg["seed"], "num_players": cfg["num_players"], "variant": cfg["variant"],
-                "reward": cfg["reward"], "evaluation": {k: cfg["evaluation"][k] for k in SHARED_EVALUATION}})
+    @model_validator(mode="after")
+    def _some(self):
+        if self.iterations is None and self.steps is None and self.minutes is None:
+            raise ValueError("give iterations, steps, minutes or several")
+        return self
 
 
-def validate(cfg: dict) -> dict:
-    """Check every field of a merged config; returns it."""
-    from v1919_env.envs.vector_kernels import COMPILED_POLICIES
+class Ray(Strict):
+    address: Annotated[Optional[str], AfterValidator(_address)] = Field(
+        None, description="a cluster address ('auto', 'HOST:6379') or null (a local Ray instance)")
+    num_cpus: Optional[PositiveInt] = Field(2, description="the local Ray instance's CPUs")
+    num_env_runners: Count = Field(0, description="env runner processes (0: the driver samples)")
+    num_envs_per_env_runner: PositiveInt = Field(256, description="games per env runner (one compiled call)")
+    num_learners: Count = 0
+    sample_timeout_s: float = Field(600, ge=1)
 
-    validate_shared(cfg)
-    for k in ("iterations", "steps"):
-        _number(cfg, f"budget.{k}", int, 1, allow_none=True)
-    _number(cfg, "budget.minutes", (int, float), 0, allow_none=True)
-    if all(v is None for v in cfg["budget"].values()):
-        raise ConfigError("budget: give iterations, steps, minutes or several")
-    ray = cfg["ray"]
-    if ray["address"] is not None and not isinstance(ray["address"], str):
-        raise ConfigError(f"ray.address: a cluster address ('auto', 'HOST:6379') or null, got {ray['address']!r}")
-    _number(cfg, "ray.num_cpus", int, 1, allow_none=True)
-    for k in ("num_env_runners", "num_learners"):
-        _number(cfg, f"ray.{k}", int, 0)
-    _number(cfg, "ray.num_envs_per_env_runner", int, 1)
-    _number(cfg, "ray.sample_timeout_s", (int, float), 1)
-    opp = cfg["opponents"]
-    if not isinstance(opp, dict) or not opp:
-        raise ConfigError(f"opponents: expected a mapping of role: ratio, got {opp!r}")
-    roles = ROLES + tuple(COMPILED_POLICIES)
-    for k in opp:
-        if k not in roles:
-            raise ConfigError(f"opponents.{k}: not a role; choose from {', '.join(roles)} (the vector env plays "
-                              f"compiled agents and neural batch opponents only)")
-        _number(cfg, f"opponents.{k}", (int, float), 0)
-    if sum(opp.values()) <= 0:
-        raise ConfigError("opponents: the ratios must add up to more than 0")
-    _number(cfg, "self_play.pool_size", int, 1)
-    _number(cfg, "self_play.snapshot_every_iterations", int, 1)
-    for layer in ("trunk", "pi", "vf"):
-        h = cfg["policy"][layer]
-        if not isinstance(h, list) or not all(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in h):
-            raise ConfigError(f"policy.{layer}: expected a list of layer widths (positive integers), got {h!r}")
-    if cfg["policy"]["activation"] not in ACTIVATIONS:
-        raise ConfigError(f"policy.activation: one of {ACTIVATIONS}, got {cfg['policy']['activation']!r}")
-    for k in ("train_batch_size", "minibatch_size", "num_epochs"):
-        _number(cfg, f"ppo.{k}", int, 1)
-    p = cfg["ppo"]
-    if p["minibatch_size"] > p["train_batch_size"]:
-        raise ConfigError(f"ppo.minibatch_size: at most train_batch_size ({p['train_batch_size']}), "
-                          f"got {p['minibatch_size']}")
-    games = max(1, ray["num_env_runners"]) * ray["num_envs_per_env_runner"]
-    if p["train_batch_size"] < games:
-        raise ConfigError(f"ppo.train_batch_size: at least one step of every game ({max(1, ray['num_env_runners'])} "
-                          f"env runner(s) x {ray['num_envs_per_env_runner']} games = {games}), got "
-                          f"{p['train_batch_size']}")
-    for k in ("learning_rate", "clip_param", "entropy_coeff", "vf_loss_coeff", "grad_clip", "kl_coeff"):
-        _number(cfg, f"ppo.{k}", (int, float), 0)
-    for k in ("gamma", "lambda"):
-        _number(cfg, f"ppo.{k}", (int, float), 0, 1)
-    _number(cfg, "evaluation.every_iterations", int, 1, allow_none=True)
-    _number(cfg, "checkpoint_every_iterations", int, 1)
-    return cfg
+
+class SelfPlay(Strict):
+    pool_size: PositiveInt = 2
+    snapshot_every_iterations: PositiveInt = 5
+
+
+class PPO(Strict):
+    learning_rate: NonNegative = 3.0e-4
+    train_batch_size: PositiveInt = 16384
+    minibatch_size: PositiveInt = 2048
+    num_epochs: PositiveInt = 2
+    gamma: Fraction = 0.995
+    lambda_: Fraction = Field(0.95, alias="lambda")
+    clip_param: NonNegative = 0.2
+    entropy_coeff: NonNegative = 0.005
+    vf_loss_coeff: NonNegative = 0.5
+    grad_clip: NonNegative = 0.5
+    kl_coeff: NonNegative = Field(0.0, description="RLlib's KL term (> 0: its env runners then ship the logits)")
+
+
+class Evaluation(Strict):
+    every_iterations: Optional[PositiveInt] = Field(10, description="a number of iterations between evaluations "
+                                                                    "or null (only the final one)")
+    games: Count = 100
+    final_games: Count = 400
+    opponents: AgentSpecs = ["random", "rulebot"]
+    workers: Count = 0
+    deterministic: bool = True
+
+
+class RLlibConfig(RunConfig):
+    """An RLlib training run (the module docstring)."""
+
+    num_players: one_of(2, 3, 4) = Field(4, description="2, 3 or 4 (the solitaire game trains with `v1919 train`)")
+
+    budget: Budget = Field(default_factory=Budget, description="training stops at the first limit reached")
+    ray: Ray = Field(default_factory=Ray)
+    opponents: dict[str, NonNegative] = Field(
+        default_factory=lambda: {"rulebot": 0.5, "self": 0.5},
+        description="ratios per opponent seat: compiled agents, 'learner' (the current policy), 'self' (snapshots)")
+    self_play: SelfPlay = Field(default_factory=SelfPlay)
+    policy: Policy = Field(default_factory=Policy)
+    ppo: PPO = Field(default_factory=PPO)
+    evaluation: Evaluation = Field(default_factory=Evaluation)
+    checkpoint_every_iterations: PositiveInt = 10
+
+    @field_validator("opponents")
+    @classmethod
+    def _opponents(cls, opp):
+        return check_ratios(opp, list(ROLES) + _compiled_names(), "a role",
+                            " (the vector env plays compiled agents and neural batch opponents only)")
+
+    @model_validator(mode="after")
+    def _across(self):
+        self.check_evaluation_games()
+        p, ray = self.ppo, self.ray
+        if p.minibatch_size > p.train_batch_size:
+            raise FieldError("ppo.minibatch_size", f"at most train_batch_size ({p.train_batch_size}), "
+                                                   f"got {p.minibatch_size}")
+        runners = max(1, ray.num_env_runners)
+        games = runners * ray.num_envs_per_env_runner
+        if p.train_batch_size < games:
+            raise FieldError("ppo.train_batch_size", f"at least one step of every game ({runners} env runner(s) x "
+                                                     f"{ray.num_envs_per_env_runner} games = {games}), got "
+                                                     f"{p.train_batch_size}")
+        return self
+
+
+DEFAULTS = config_schema.defaults(RLlibConfig)
+"""Every key's default (the resolved config's shape)."""
 
 
 def config_from_dict(raw: dict, name: str = "rllib") -> dict:
-    """Merge a decoded config over DEFAULTS and validate it (ConfigError names the field); an empty
-    config is refused, as the SB3 one is."""
-    if raw is None or raw == {}:
-        raise ConfigError(f"the config is empty; an RLlib training config is a mapping of the keys "
-                          f"{', '.join(DEFAULTS)} (budget: {{iterations: N}}, {{steps: N}} and/or {{minutes: M}} says "
-                          f"how long to train; a key left out takes its value in training.rllib.config.DEFAULTS); "
-                          f"see configs/train/rllib_smoke.yaml")
-    if not isinstance(raw, dict):
-        raise ConfigError(f"an RLlib training config is a mapping of the keys {', '.join(DEFAULTS)}, "
-                          f"got {type(raw).__name__}")
-    if isinstance(raw.get("policy"), dict) and "hiddens" in raw["policy"]:
-        raise ConfigError("policy.hiddens: replaced by trunk, pi and vf (the SB3 configs' policy: a shared trunk, "
-                          "then the policy and value layers), e.g. {trunk: [256], pi: [128], vf: [128]}")
-    cfg = _merge(DEFAULTS, raw)
-    cfg["name"] = cfg["name"] or name
-    return validate(cfg)
+    """Validate a decoded config (ConfigError names the field) and resolve it over the defaults; an
+    empty config is refused, as the SB3 one is."""
+    return resolve(RLlibConfig, raw, name, "an RLlib training config",
+                   "configs/train/rllib_smoke.yaml (budget: {iterations: N}, {steps: N} and/or {minutes: M} says "
+                   "how long to train)")
 
 
 def load_config(path) -> dict:
     """Read, merge and validate a YAML RLlib training config (the run's name: the file's stem by default)."""
-    from agents.tournament.config import read_yaml_config
+    return read_config(path, lambda raw, name: config_from_dict(raw, name), ConfigError)
 
-    return read_yaml_config(path, lambda raw, name: config_from_dict(raw, name), ConfigError)
+
+def saved_config(saved: dict) -> dict:
+    """A run's saved config with the keys added since it started at their defaults (for --resume)."""
+    return with_defaults(RLlibConfig, saved)
