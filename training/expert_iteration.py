@@ -24,116 +24,148 @@ from, and each of them against three `rulebot`s. Everything goes to `summary.jso
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 import logging
-import math
-import re
 import time
 from pathlib import Path
+from typing import Annotated, Any, Literal, Optional
 
 import numpy as np
 import yaml
+from pydantic import Field, StringConstraints, field_validator, model_validator
 
+from v1919_env import config_schema
+from v1919_env.config_schema import FieldError, Strict, one_of, read_config
 from v1919_env.core.vocab import VARIANT_ALIASES, VARIANTS
 
 logger = logging.getLogger(__name__)
 
-DEFAULTS = {
-    "name": None,
-    "seed": 0,
-    "num_players": 4,
-    "variant": "standard",
-    "init": None,                    # the checkpoint to start from (None: the shipped weights)
-    "reward": None,                  # None: the init checkpoint's training reward (agents.guided.checkpoint_facts)
-    "gamma": 0.998,                  # the value target's discount per decision of the seat (the PPO run's)
-    "rounds": 1,
-    "games": 60,                     # self-play games per round
-    "explore_decisions": 8,          # per seat and game: searched decisions drawn from the visit distribution
-    "search": {"iterations": 64, "batch_size": 16, "c_puct": 1.5, "fpu": 0.2},
-    "fit": {"epochs": 4, "batch_size": 256, "learning_rate": 1.0e-4, "value_coef": 0.5, "holdout": 0.1},
-    "evaluation": {"games": 200, "rulebot": True},
-    "torch_threads": 1,
-}
+SEARCH_DEFAULTS = {"iterations": 64, "batch_size": 16, "c_puct": 1.5, "fpu": 0.2}
+SET_BY_RUN = ("path", "reward", "seed", "temperature", "players")   # guided options the run sets itself
 ILLEGAL_LOGIT = -1.0e9
 
 
-class ExItConfigError(ValueError):
-    """An expert-iteration config that cannot be run; the message names the field."""
+class ExItConfigError(config_schema.ConfigError):
+    """An expert-iteration config that cannot be run; the message names the file and the field."""
 
 
-def _merge(base: dict, raw: dict, where: str = "") -> dict:
-    out = copy.deepcopy(base)
-    for k, v in raw.items():
-        if k not in base:
-            raise ExItConfigError(f"{where}{k}: unknown key; known: {', '.join(base)}")
-        if isinstance(base[k], dict):
-            if not isinstance(v, dict):
-                raise ExItConfigError(f"{where}{k}: expected a mapping, got {v!r}")
-            # search: any option of the guided agent (it checks them); the others: the keys above
-            out[k] = {**base[k], **v} if k == "search" else _merge(base[k], v, f"{where}{k}.")
-        else:
-            out[k] = v
-    return out
+RunName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.-]+$")]
+PositiveInt = Annotated[int, Field(ge=1)]
+NonNegative = Annotated[float, Field(ge=0)]
 
 
-def _num(cfg: dict, path: str, kind=(int, float), lo=None, hi=None):
-    node = cfg
-    for k in path.split(".")[:-1]:
-        node = node[k]
-    v = node[path.split(".")[-1]]
-    if isinstance(v, bool) or not isinstance(v, kind) or (isinstance(v, float) and not math.isfinite(v)):
-        raise ExItConfigError(f"{path}: expected {'an integer' if kind is int else 'a number'}, got {v!r}")
-    if (lo is not None and v < lo) or (hi is not None and v > hi):
-        raise ExItConfigError(f"{path}: {v} is out of range [{lo}, {hi if hi is not None else 'inf'}]")
+def _reward_schema(schema: dict) -> None:
+    from training.config import _reward_schema as reward
+
+    reward(schema)
+    schema["anyOf"].append({"type": "null", "description": "the init checkpoint's training reward"})
 
 
-def load_config(path: str | Path | None = None, raw: dict | None = None) -> dict:
-    """The merged, checked config of a YAML file (or of `raw`)."""
+class Fit(Strict):
+    epochs: PositiveInt = 4
+    batch_size: PositiveInt = 256
+    learning_rate: NonNegative = 1.0e-4
+    value_coef: NonNegative = 0.5
+    holdout: float = Field(0.1, ge=0, le=0.9, description="a fraction of the games held out, 0..0.9")
+
+
+class Evaluation(Strict):
+    games: int = Field(200, ge=0, description="a number of games per head-to-head (0: no evaluation)")
+    rulebot: bool = Field(True, description="true or false (true: both networks also against three rule bots)")
+
+
+class ExItConfig(Strict):
+    """An expert-iteration run (the module docstring)."""
+
+    name: Optional[RunName] = Field(None, description="a run name (letters, digits, _ . -) or null (the config "
+                                                      "file's stem)")
+    seed: int = Field(0, ge=0, le=2 ** 32 - 1, description=f"an integer in 0..{2 ** 32 - 1}")
+    num_players: one_of(2, 3, 4) = Field(4, description="2, 3 or 4")
+    variant: Literal[VARIANTS + tuple(VARIANT_ALIASES)] = Field(
+        "standard", description=f"one of {', '.join(VARIANTS)} (or {', '.join(VARIANT_ALIASES)})")
+    init: Optional[str] = Field(None, description="a checkpoint path or null (the shipped weights)")
+    reward: Annotated[Any, Field(json_schema_extra=_reward_schema)] = None
+    gamma: float = Field(0.998, ge=0, le=1, description="a number in 0..1, the value target's discount per "
+                                                       "decision of the seat")
+    rounds: PositiveInt = 1
+    games: int = Field(60, ge=2, description="a number of self-play games per round, at least 2")
+    explore_decisions: int = Field(8, ge=0, description="a number of searched decisions per seat and game drawn "
+                                                        "from the visit distribution")
+    search: dict[str, Any] = Field(default_factory=lambda: dict(SEARCH_DEFAULTS),
+                                   description="a mapping of options of the guided agent (over the defaults "
+                                               f"{SEARCH_DEFAULTS})")
+    fit: Fit = Field(default_factory=Fit)
+    evaluation: Evaluation = Field(default_factory=Evaluation)
+    torch_threads: PositiveInt = 1
+
+    @field_validator("search", mode="before")
+    @classmethod
+    def _search_over_defaults(cls, v):
+        return {**SEARCH_DEFAULTS, **v} if isinstance(v, dict) else v
+
+    @field_validator("search")
+    @classmethod
+    def _not_set_by_run(cls, v):
+        set_by_run = sorted(set(v) & set(SET_BY_RUN))
+        if set_by_run:
+            raise ValueError(f"{', '.join(set_by_run)} are set by the run (init, reward, seed, explore_decisions), "
+                             f"not search options here")
+        return v
+
+    @field_validator("init")
+    @classmethod
+    def _init(cls, v):
+        if v is not None and not Path(v).is_file():
+            raise ValueError(f"no checkpoint file at {v!r}")
+        return v
+
+    @field_validator("reward")
+    @classmethod
+    def _reward(cls, v):
+        from v1919_env.envs.vector_env import reward_weights
+
+        if v is not None:
+            try:
+                reward_weights(v)
+            except ValueError as e:
+                raise ValueError(str(e).removeprefix("reward: ")) from None
+        return v
+
+    @model_validator(mode="after")
+    def _search_builds(self):
+        from agents import AgentError, make_agent
+
+        try:          # the search options, checked by the agent itself (and the players/reward facts)
+            make_agent("guided", path=self.init, reward=self.reward, **self.search).close()
+        except AgentError as e:
+            raise FieldError("search", str(e)) from None
+        return self
+
+
+DEFAULTS = config_schema.defaults(ExItConfig)
+"""Every key's default (the resolved config's shape)."""
+
+
+def config_from_dict(raw, name: str = "exit") -> dict:
+    """The checked config of a decoded mapping, every key present (ExItConfigError names the field)."""
     if raw is None:
-        raw = yaml.safe_load(Path(path).read_text()) or {}
+        raw = {}
     if not isinstance(raw, dict):
-        raise ExItConfigError(f"{path}: expected a mapping at the top")
-    cfg = _merge(DEFAULTS, raw)
+        raise ExItConfigError(f"expected a mapping of the keys {', '.join(DEFAULTS)} at the top, "
+                              f"got {type(raw).__name__}")
+    cfg = config_schema.validate(ExItConfig, raw, ExItConfigError).model_dump(by_alias=True)
     if cfg["name"] is None:
-        cfg["name"] = Path(path).stem if path is not None else "exit"
-    if not isinstance(cfg["name"], str) or not re.fullmatch(r"[A-Za-z0-9_.-]+", cfg["name"]):
-        raise ExItConfigError(f"name: expected a run name (letters, digits, _ . -), got {cfg['name']!r}")
-    if not isinstance(cfg["variant"], str) or (cfg["variant"] not in VARIANTS and cfg["variant"] not in VARIANT_ALIASES):
-        raise ExItConfigError(f"variant: expected one of {', '.join(VARIANTS)} (or {', '.join(VARIANT_ALIASES)}), "
-                              f"got {cfg['variant']!r}")
-    if cfg["init"] is not None and not isinstance(cfg["init"], str):
-        raise ExItConfigError(f"init: expected a checkpoint path or null, got {cfg['init']!r}")
-    _num(cfg, "seed", int, 0, 2 ** 32 - 1)
-    if cfg["num_players"] not in (2, 3, 4) or isinstance(cfg["num_players"], bool):
-        raise ExItConfigError(f"num_players: 2, 3 or 4, got {cfg['num_players']!r}")
-    _num(cfg, "gamma", (int, float), 0, 1)
-    _num(cfg, "rounds", int, 1)
-    _num(cfg, "games", int, 2)
-    _num(cfg, "explore_decisions", int, 0)
-    for k in ("epochs", "batch_size"):
-        _num(cfg, f"fit.{k}", int, 1)
-    _num(cfg, "fit.learning_rate", (int, float), 0)
-    _num(cfg, "fit.value_coef", (int, float), 0)
-    _num(cfg, "fit.holdout", (int, float), 0, 0.9)
-    _num(cfg, "evaluation.games", int, 0)
-    _num(cfg, "torch_threads", int, 1)
-    if cfg["init"] is not None and not Path(cfg["init"]).is_file():
-        raise ExItConfigError(f"init: no checkpoint file at {cfg['init']!r}")
-    set_by_run = sorted(set(cfg["search"]) & {"path", "reward", "seed", "temperature", "players"})
-    if set_by_run:
-        raise ExItConfigError(f"search: {', '.join(set_by_run)} are set by the run (init, reward, seed, "
-                              f"explore_decisions), not search options here")
-    from agents import AgentError, make_agent
-
-    try:              # the search options, checked by the agent itself (and the players/reward facts)
-        make_agent("guided", path=cfg["init"], reward=cfg["reward"], **cfg["search"]).close()
-    except AgentError as e:
-        raise ExItConfigError(f"search: {e}") from None
+        cfg["name"] = name
     return cfg
 
 
-# ----------------------------------------------------------------------------- self-play
+def load_config(path: str | Path | None = None, raw: dict | None = None) -> dict:
+    """The checked config of a YAML file (errors prefixed by the file) or of `raw`."""
+    if raw is not None or path is None:
+        return config_from_dict(raw)
+    return read_config(path, config_from_dict, ExItConfigError)
+
+
 class Records:
     """Searched decisions: observation (float16, the network's prefix), mask, visit distribution,
     value target, seat and game index."""

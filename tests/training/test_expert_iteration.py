@@ -20,7 +20,7 @@ SMOKE = ROOT / "configs" / "expert_iteration" / "exit_smoke.yaml"
 def test_shipped_configs_are_valid_and_bad_fields_are_named():
     for p in (ROOT / "configs" / "expert_iteration").glob("*.yaml"):
         load_config(p)
-    for raw, msg in (({"rounds": 0}, "rounds: 0 is out of range"), ({"games": 1.5}, "games: expected an integer"),
+    for raw, msg in (({"rounds": 0}, "rounds: must be at least 1, got 0"), ({"games": 1.5}, "games: expected a number"),
                      ({"fit": {"holdout": 2}}, "fit.holdout"), ({"fit": 3}, "fit: expected a mapping"),
                      ({"search": {"iterations": 0}}, "search: .*iterations must be an integer >= 1"),
                      ({"search": {"iters": 3}}, "search: .*no option 'iters'"),
