@@ -1,0 +1,109 @@
+"""Expert iteration at scale, end to end on tiny games (training.selfplay, training.shards,
+training.fit): teacher games go to shards, a resumed run skips them, a fit of one epoch writes a
+checkpoint that `learned` and `guided` load; bad configs are refused naming the field."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from training import fit as fitmod  # noqa: E402
+from training import selfplay, shards  # noqa: E402
+
+TINY = {"name": "tiny", "seed": 3, "games": 2, "games_per_shard": 1, "holdout_every": 2, "variant": "short15",
+        "explore_decisions": 1, "seats": {"teacher": 0.5, "rulebot": 0.25, "network": 0.25},
+        "search": {"iterations": 4, "batch_size": 4, "rollout_mix": 1.0, "bot_prior": 0.5}}
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("sp") / "data"
+    s = selfplay.generate(selfplay.load_config(raw=TINY), out, workers=1, progress=False)
+    assert s["games"] == 2 and s["shards"] == 2 and s["skipped_shards"] == 0 and s["searched"] > 0
+    return out
+
+
+def test_shards_hold_whole_games_with_consistent_targets(data_dir):
+    assert shards.shard_indices(data_dir) == [0, 1]
+    d = shards.load(data_dir, "all")
+    hold, train = shards.load(data_dir, "holdout"), shards.load(data_dir, "train")
+    assert set(hold["game"]) == {0} and set(train["game"]) == {1}          # shard 0 held out, whole games
+    assert len(hold["seat"]) + len(train["seat"]) == len(d["seat"])
+    assert not (d["visits"] * ~d["mask"]).any() and (d["visits"].sum(1) == 3).all()   # 4 simulations: root + 3
+    assert d["mask"][np.arange(len(d["action"])), d["action"]].all()
+    with np.load(shards.shard_path(data_dir, 1)) as z:
+        kinds = z["game_kinds"][0]
+    assert set(d["seat"][d["game"] == 1]) == {i for i, k in enumerate(kinds) if k == "teacher"}
+    for g in (0, 1):
+        for p in set(d["seat"][d["game"] == g]):
+            sel = (d["game"] == g) & (d["seat"] == p)
+            assert len(set(d["outcome"][sel])) == 1 and (np.diff(d["left"][sel]) < 0).all() and d["left"][sel][-1] >= 0
+            v = shards.value_targets({k: x[sel] for k, x in d.items()}, 0.99)
+            assert np.all(np.abs(np.diff(np.abs(v))) >= 0) and np.all(np.sign(v) == np.sign(d["outcome"][sel]))
+    assert np.allclose(shards.visit_targets(d).sum(1), 1.0)
+
+
+def test_a_resumed_run_skips_finished_shards_and_refuses_another_config(data_dir):
+    mtimes = [shards.shard_path(data_dir, i).stat().st_mtime_ns for i in (0, 1)]
+    s = selfplay.generate(selfplay.load_config(raw=TINY), data_dir, workers=1, progress=False)
+    assert s["games"] == 0 and s["skipped_shards"] == 2
+    assert mtimes == [shards.shard_path(data_dir, i).stat().st_mtime_ns for i in (0, 1)]
+    shards.shard_path(data_dir, 1).unlink()                                 # a lost shard is played again, identically
+    s = selfplay.generate(selfplay.load_config(raw=TINY), data_dir, workers=1, progress=False)
+    assert s["games"] == 1 and s["skipped_shards"] == 1
+    with pytest.raises(selfplay.ConfigError, match="another config"):
+        selfplay.generate(selfplay.load_config(raw={**TINY, "seed": 4}), data_dir, workers=1, progress=False)
+
+
+def test_one_fit_epoch_writes_a_checkpoint_the_agents_load(data_dir, tmp_path):
+    from agents import make_agent
+    from agents.play import observe_seat
+    from v1919_env.game import Game
+
+    cfg = fitmod.load_config(raw={"data": [str(data_dir)], "epochs": 1, "batch_size": 32, "learning_rate": 1e-3})
+    res = fitmod.fit(cfg, tmp_path / "fit", progress=False)
+    assert res["records"]["train"] > 0 and res["records"]["holdout"] > 0
+    assert res["after"]["cross_entropy"] != res["before"]["cross_entropy"]
+    ck = str(tmp_path / "fit" / "checkpoints" / "net.zip")
+    net = make_agent("learned", path=ck)
+    g = Game.new(4, seed=5)
+    obs, mask = observe_seat(g, g.current_player)
+    assert mask[net.act(obs, mask, g)]
+    guided = make_agent("guided", path=ck, iterations=2)
+    assert guided.players == 4 and guided.reward == {"win_loss": 1.0, "score_margin": 0.2}
+    ev = fitmod.evaluate(ck, 4, progress=False)
+    assert ev["games"] == 4 and 0 <= ev["ci95"][0] <= ev["win_rate"] <= ev["ci95"][1] <= 1
+
+
+def test_a_fit_with_a_new_residual_body_learns(data_dir, tmp_path):
+    cfg = fitmod.load_config(raw={"data": [str(data_dir)], "epochs": 3, "batch_size": 32, "learning_rate": 3e-3,
+                                  "arch": {"body": "residual", "width": 32, "blocks": 1, "pi": [], "vf": [16]}})
+    train = fitmod.load_data(cfg.data, "train")
+    res = fitmod.fit(cfg.model_copy(update={"data": cfg.data}), tmp_path / "res", progress=False)
+    from sb3_contrib import MaskablePPO
+    m = MaskablePPO.load(res["checkpoint"], device="cpu")
+    pi, vt = fitmod.targets(train, "visits"), shards.value_targets(train, cfg.gamma)
+    before = fitmod.figures(fitmod.make_model(cfg, 4)[0].policy, train, pi, vt, 2032)
+    after = fitmod.figures(m.policy, train, pi, vt, 2032)
+    assert after["cross_entropy"] < before["cross_entropy"]                 # it fits its training data
+
+
+@pytest.mark.parametrize("raw, field", [
+    ({"variant": "bogus"}, "variant"), ({"variant": 1.5}, "variant"), ({"name": []}, "name"),
+    ({"name": 1.5}, "name"), ({"name": math.nan}, "name"), ({"games": 0}, "games"), ({"games": 1.5}, "games"),
+    ({"games_per_shard": True}, "games_per_shard"), ({"seats": {"teacher": 0.5}}, "seats"),
+    ({"seats": {"teacher": math.nan, "rulebot": 1.0}}, "seats.teacher"), ({"search": {"iterations": 0}}, "search"),
+    ({"search": {"temperature": 1}}, "search"), ({"bogus": 1}, "bogus"), ({"path": "/no/such.zip"}, "path")])
+def test_bad_selfplay_configs_are_refused_naming_the_field(raw, field):
+    with pytest.raises(selfplay.ConfigError, match=rf"^{field}: "):
+        selfplay.load_config(raw={**TINY, **raw})
+
+
+def test_bad_fit_configs_are_refused_naming_the_field():
+    for raw, field in (({"epochs": 0}, "epochs"), ({"learning_rate": math.inf}, "learning_rate"),
+                       ({"target": "x"}, "target"), ({"arch": {"body": "cnn"}}, "arch.body"), ({"nope": 1}, "nope")):
+        with pytest.raises(selfplay.ConfigError, match=rf"^{field}: "):
+            fitmod.load_config(raw=raw)

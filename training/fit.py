@@ -1,0 +1,280 @@
+"""Fit a network to teacher shards (training.selfplay): the policy to the search's root visit
+distributions (or its chosen move), the value head to the seats' discounted outcomes.
+
+    python -m training.fit CONFIG.yaml [--data DIR ...] [--out DIR] [--evaluate GAMES]
+
+The network starts from `init` (a MaskablePPO .zip; None: the shipped weights for the player
+count) with its own body, or with `arch` a new body from scratch (training.nets). Loss: the
+cross-entropy of the masked policy to the targets + value_coef x the squared error of the value
+head to gamma ** left x outcome; Adam, the learning rate decaying linearly to 0, optional weight
+decay. The held-out shards (whole games) give the figures before and after every epoch: KL(target
+|| policy), the cross-entropy, top-1 agreement with the most visited move, and the value MSE.
+
+The result is `<out>/checkpoints/net.zip` (`learned:path=...`, `guided:path=...`) with
+`<out>/config.yaml` giving the player count and the reward (agents.guided.checkpoint_facts), and
+`<out>/fit.json`. With --evaluate N: the network alone against three rule bots over N games, deals
+rotated through every seat (expert_iteration.head_to_head; Wilson 95%).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import time
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from . import shards
+from .selfplay import ConfigError, config_error
+
+logger = logging.getLogger(__name__)
+ILLEGAL_LOGIT = -1.0e9
+EVAL_SEED = 7_310_000            # deals no other config uses
+
+
+class Arch(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+    body: Literal["trunk", "residual"] = "trunk"
+    trunk: list[int] = Field(default_factory=lambda: [256])
+    width: int = Field(512, ge=8)
+    blocks: int = Field(2, ge=0)
+    pi: list[int] = Field(default_factory=lambda: [128])
+    vf: list[int] = Field(default_factory=lambda: [128])
+
+
+class FitConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+    name: str = Field("fit", min_length=1, pattern=r"^[A-Za-z0-9_.-]+$")
+    seed: int = Field(0, ge=0)
+    data: list[str] = Field(default_factory=list)      # self-play data directories
+    init: str | None = None                           # start from this checkpoint (None: the shipped weights)
+    arch: Arch | None = None                          # a new body from scratch instead (init gives the spaces)
+    target: Literal["visits", "best"] = "visits"      # the visit distribution, or its most visited move
+    max_records: int | None = Field(None, ge=1)       # the newest records of the train split
+    epochs: int = Field(2, ge=1)
+    batch_size: int = Field(256, ge=1)
+    learning_rate: float = Field(3.0e-4, gt=0)
+    weight_decay: float = Field(0.0, ge=0)
+    value_coef: float = Field(0.5, ge=0)
+    gamma: float = Field(0.998, ge=0, le=1)
+    device: str = "cpu"
+
+    @field_validator("init")
+    @classmethod
+    def _init(cls, v):
+        if v is not None and not Path(v).is_file():
+            raise ValueError(f"no checkpoint file at {v!r}")
+        return v
+
+
+def load_config(path: str | Path | None = None, raw: dict | None = None, **overrides) -> FitConfig:
+    if raw is None:
+        try:
+            raw = yaml.safe_load(Path(path).read_text()) or {}
+        except (OSError, yaml.YAMLError) as e:
+            raise ConfigError(f"{path}: {e}") from None
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{path}: expected a mapping at the top")
+    raw = {**raw, **{k: v for k, v in overrides.items() if v is not None}}
+    if "name" not in raw and path is not None:
+        raw["name"] = Path(path).stem
+    try:
+        return FitConfig.model_validate(raw)
+    except ValidationError as e:
+        raise config_error(e) from None
+
+
+# ----------------------------------------------------------------------------- data
+def load_data(dirs: list[str], split: str, max_records: int | None = None) -> dict:
+    """The records of `split` in every directory, concatenated."""
+    parts = [shards.load(d, split, max_records=max_records) for d in dirs]
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+
+def targets(data: dict, kind: str) -> np.ndarray:
+    """[R, NUM_ACTIONS] float32 policy targets: the visit distribution, or one-hot on the most visited
+    move (ties: the higher mean value)."""
+    pi = shards.visit_targets(data)
+    if kind == "visits":
+        return pi
+    score = data["visits"].astype(np.float64) + 1e-3 * np.tanh(data["q"].astype(np.float64))
+    score[~data["mask"]] = -np.inf
+    out = np.zeros_like(pi)
+    out[np.arange(len(pi)), score.argmax(1)] = 1.0
+    return out
+
+
+# ----------------------------------------------------------------------------- the network
+def make_model(cfg: FitConfig, num_players: int):
+    """A MaskablePPO model: `init` (or the shipped weights), or a new `arch` body on its spaces."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from agents.learned import DEFAULT_WEIGHTS, SHIPPED_WEIGHTS
+
+    from .nets import policy_kwargs
+
+    torch.set_num_threads(1)
+    init = cfg.init or str(SHIPPED_WEIGHTS[num_players] if num_players != 4 else DEFAULT_WEIGHTS)
+    model = MaskablePPO.load(init, device=cfg.device)
+    if cfg.arch is not None:
+        torch.manual_seed(cfg.seed)
+        kw = policy_kwargs(cfg.arch.model_dump())
+        model.policy_kwargs = kw
+        model.policy = model.policy_class(model.observation_space, model.action_space, model.lr_schedule,
+                                          **kw).to(model.device)
+    return model, init
+
+
+def outputs(policy, obs):
+    """(masked-free logits, values) of an SB3 actor-critic policy."""
+    features = policy.extract_features(obs)
+    if policy.share_features_extractor:
+        latent_pi, latent_vf = policy.mlp_extractor(features)
+    else:
+        latent_pi = policy.mlp_extractor.forward_actor(features[0])
+        latent_vf = policy.mlp_extractor.forward_critic(features[1])
+    return policy.action_net(latent_pi), policy.value_net(latent_vf).reshape(-1)
+
+
+def _batch(policy, data, pi, vt, sl, n_obs, device):
+    import torch
+
+    obs = torch.from_numpy(data["obs"][sl, :n_obs].astype(np.float32)).to(device)
+    logits, values = outputs(policy, obs)
+    mask = torch.from_numpy(data["mask"][sl]).to(device)
+    logp = torch.log_softmax(logits.masked_fill(~mask, ILLEGAL_LOGIT), dim=-1)
+    t = torch.from_numpy(pi[sl]).to(device)
+    ce = -(t * logp).sum(1)
+    mse = (values - torch.from_numpy(vt[sl]).to(device)) ** 2
+    return logp, values, ce, mse, t
+
+
+def figures(policy, data, pi, vt, n_obs, device="cpu", batch=4096) -> dict:
+    """Mean KL(target || policy), cross-entropy, top-1 agreement with the target's argmax, value MSE."""
+    import torch
+
+    tot = np.zeros(4)
+    n = len(pi)
+    with torch.no_grad():
+        for k in range(0, n, batch):
+            sl = np.arange(k, min(n, k + batch))
+            logp, values, ce, mse, t = _batch(policy, data, pi, vt, sl, n_obs, device)
+            ent = -(t * torch.log(t.clamp_min(1e-12))).sum(1)
+            top = (logp.argmax(1) == t.argmax(1)).float()
+            tot += np.array([(ce - ent).sum().item(), ce.sum().item(), top.sum().item(), mse.sum().item()])
+    kl, ce, top, mse = tot / max(1, n)
+    return {"kl": float(kl), "cross_entropy": float(ce), "top1": float(top), "value_mse": float(mse)}
+
+
+def fit(cfg: FitConfig, out: str | Path, progress: bool = True) -> dict:
+    import torch
+    from tqdm import tqdm
+
+    torch.set_num_threads(1)
+    out = Path(out)
+    (out / "checkpoints").mkdir(parents=True, exist_ok=True)
+    metas = [shards.read_meta(d) for d in cfg.data]
+    if not metas:
+        raise ConfigError("data: at least one self-play data directory")
+    num_players = metas[0]["config"]["num_players"]
+    if any(m["config"]["num_players"] != num_players for m in metas):
+        raise ConfigError("data: directories of different player counts")
+    t0 = time.perf_counter()
+    train = load_data(cfg.data, "train", cfg.max_records)
+    hold = load_data(cfg.data, "holdout")
+    load_s = time.perf_counter() - t0
+    pi_tr, pi_ho = targets(train, cfg.target), targets(hold, cfg.target)
+    vt_tr, vt_ho = shards.value_targets(train, cfg.gamma), shards.value_targets(hold, cfg.gamma)
+    model, init = make_model(cfg, num_players)
+    policy, dev = model.policy, model.device
+    n_obs = int(model.observation_space.shape[0])
+    from agents.guided import checkpoint_facts
+
+    facts = checkpoint_facts(init)
+    reward = facts.get("reward", "win_loss")
+    res = {"config": cfg.model_dump(), "init": init, "records": {"train": len(pi_tr), "holdout": len(pi_ho)},
+           "train_games": int(len(np.unique(train["game"]))), "holdout_games": int(len(np.unique(hold["game"]))),
+           "load_seconds": load_s, "epochs": []}
+    res["before"] = figures(policy, hold, pi_ho, vt_ho, n_obs, dev)
+    logger.info(f"{len(pi_tr):,} train records ({res['train_games']} games), {len(pi_ho):,} held out "
+                f"({res['holdout_games']} games); held out before: {res['before']}")
+    rng = np.random.default_rng(cfg.seed)
+    opt = torch.optim.AdamW(policy.parameters(), lr=cfg.learning_rate, weight_decay=cfg.weight_decay)
+    bs = cfg.batch_size
+    per_epoch = max(1, len(pi_tr) // bs)
+    steps = cfg.epochs * per_epoch
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda k: max(0.0, 1.0 - k / steps))
+    t0 = time.perf_counter()
+    bar = tqdm(total=steps, unit="batch", desc=f"fit {cfg.name}", disable=not progress, mininterval=10)
+    for ep in range(cfg.epochs):
+        policy.set_training_mode(True)
+        order = rng.permutation(len(pi_tr))
+        for k in range(per_epoch):
+            sl = np.sort(order[k * bs:(k + 1) * bs])
+            _, _, ce, mse, _ = _batch(policy, train, pi_tr, vt_tr, sl, n_obs, dev)
+            loss = ce.mean() + cfg.value_coef * mse.mean()
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            sched.step()
+            bar.update(1)
+        policy.set_training_mode(False)
+        f = figures(policy, hold, pi_ho, vt_ho, n_obs, dev)
+        res["epochs"].append({"epoch": ep + 1, "seconds": time.perf_counter() - t0, **f})
+        logger.info(f"epoch {ep + 1}: held out {f}")
+    bar.close()
+    res["after"] = res["epochs"][-1]
+    res["fit_seconds"] = time.perf_counter() - t0
+    ck = out / "checkpoints" / "net.zip"
+    model.save(str(ck))
+    (out / "config.yaml").write_text(yaml.safe_dump({"num_players": num_players, "reward": reward,
+                                                     "fit": cfg.model_dump()}, sort_keys=False))
+    res["checkpoint"] = str(ck)
+    (out / "fit.json").write_text(json.dumps(res, indent=2))
+    return res
+
+
+def evaluate(path: str, games: int, num_players: int = 4, opponent: str = "rulebot", seed: int = EVAL_SEED,
+             progress: bool = True) -> dict:
+    """The network alone (`learned:path=...`) in one seat against `opponent` in the others, deals
+    rotated through every seat; win share with its Wilson 95% interval."""
+    from .expert_iteration import head_to_head
+
+    return head_to_head(f"learned:path={path}", opponent, games, num_players, seed, progress)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m training.fit", description=__doc__.split("\n\n")[0])
+    ap.add_argument("config")
+    ap.add_argument("--data", nargs="+", default=None, help="self-play data directories (override the config's)")
+    ap.add_argument("--out", default=None, help="run directory (default runs/fit/<name>)")
+    ap.add_argument("--evaluate", type=int, default=0, metavar="GAMES",
+                    help="then play the network alone against three rule bots, GAMES games, seats rotated")
+    args = ap.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    try:
+        cfg = load_config(args.config, data=args.data)
+        if args.evaluate < 0:
+            raise ConfigError(f"--evaluate: games >= 0, got {args.evaluate}")
+        out = Path(args.out or Path("runs") / "fit" / cfg.name)
+        res = fit(cfg, out)
+    except (ConfigError, ValueError) as e:
+        raise SystemExit(f"error: {e}")
+    summary = {"checkpoint": res["checkpoint"], "before": res["before"], "after": res["after"]}
+    if args.evaluate:
+        n = yaml.safe_load((out / "config.yaml").read_text())["num_players"]
+        ev = evaluate(res["checkpoint"], args.evaluate, n)
+        res["evaluation"] = ev
+        summary["evaluation"] = ev
+        (out / "fit.json").write_text(json.dumps(res, indent=2))
+    print(json.dumps(summary, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,388 @@
+"""Teacher games for expert iteration: the search plays, its root visit distributions and the games'
+outcomes go to compressed shards on disk (training.shards).
+
+    python -m training.selfplay CONFIG.yaml [--out DIR] [--workers N] [--ray [ADDRESS]] [--games N]
+
+Each game seats, seat by seat, the teacher (`guided` with the config's `search` options on the
+network at `path`), a `rulebot` or the network alone (`learned` sampling its policy) with the
+probabilities `seats`, at least one teacher per game. Only the teacher's decisions with a choice
+are recorded (observation, mask, root visits, priors and mean values, the action, the seat); at
+the game's end each record gets the seat's outcome (the network's training reward), its share of
+the win and the number of its decisions left (the value target is gamma ** left x outcome). A
+teacher seat's first `explore_decisions` searched decisions of a game are drawn from the visit
+distribution, the later ones are the most visited.
+
+Game g (global index) is played from deal seed `seed * 1_000_003 + g` with its seating drawn from
+(seed, g): a game is defined by the config and its index alone, so shard k always holds games
+k * games_per_shard ... and a resumed run (the same directory) plays only the shards missing.
+Worker processes (default: every core) or Ray tasks (`--ray`: "local", "auto" or HOST:PORT) each
+play whole shards and hand the arrays back; the driver writes them and shows a progress bar with
+games/s, searched decisions/s and the ETA.
+"""
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import logging
+import math
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from . import shards
+
+logger = logging.getLogger(__name__)
+SEED_STRIDE = 1_000_003
+KINDS = ("teacher", "rulebot", "network")
+
+
+class SeatMix(BaseModel):
+    """Probabilities that a seat is played by the teacher, a rule bot or the network alone."""
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+    teacher: float = Field(1.0, ge=0, le=1)
+    rulebot: float = Field(0.0, ge=0, le=1)
+    network: float = Field(0.0, ge=0, le=1)
+
+    @model_validator(mode="after")
+    def _sum(self):
+        if self.teacher <= 0 or abs(self.teacher + self.rulebot + self.network - 1.0) > 1e-6:
+            raise ValueError("seats: teacher > 0 and teacher + rulebot + network = 1")
+        return self
+
+
+class SelfPlayConfig(BaseModel):
+    """A self-play data run (see the module docstring)."""
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+    name: str = Field("selfplay", min_length=1, pattern=r"^[A-Za-z0-9_.-]+$")
+    seed: int = Field(0, ge=0, le=2 ** 31 - 1)
+    num_players: Literal[2, 3, 4] = 4
+    variant: str = "standard"
+    path: str | None = None                       # the network the teacher searches (None: the shipped one)
+    reward: str | dict[str, float] | None = None  # None: the network's training reward
+    games: int = Field(1000, ge=1)
+    games_per_shard: int = Field(8, ge=1)
+    holdout_every: int = Field(10, ge=0)          # shards k with k % holdout_every == 0 are held out (0: none)
+    explore_decisions: int = Field(4, ge=0)
+    seats: SeatMix = SeatMix()
+    search: dict = Field(default_factory=lambda: {"iterations": 32, "batch_size": 16, "rollout_mix": 1.0,
+                                                  "bot_prior": 0.5})
+    network_temperature: float = Field(1.0, ge=0)  # the network seats sample policy ** (1 / t) (0: argmax)
+
+    @field_validator("variant")
+    @classmethod
+    def _variant(cls, v):
+        from v1919_env.core.vocab import VARIANT_ALIASES, VARIANTS
+
+        if v not in VARIANTS and v not in VARIANT_ALIASES:
+            raise ValueError(f"one of {', '.join(VARIANTS)} (or {', '.join(VARIANT_ALIASES)})")
+        return v
+
+    @field_validator("path")
+    @classmethod
+    def _path(cls, v):
+        if v is not None and not Path(v).is_file():
+            raise ValueError(f"no checkpoint file at {v!r}")
+        return v
+
+    @field_validator("search")
+    @classmethod
+    def _search(cls, v):
+        bad = sorted(set(v) & {"path", "reward", "seed", "temperature", "players"})
+        if bad:
+            raise ValueError(f"{', '.join(bad)} are set by the run, not search options")
+        from agents import AgentError, make_agent
+
+        try:
+            make_agent("guided", **v).close()
+        except (AgentError, ValueError, TypeError) as e:
+            raise ValueError(str(e)) from None
+        return v
+
+    @property
+    def shards(self) -> int:
+        return math.ceil(self.games / self.games_per_shard)
+
+
+class ConfigError(ValueError):
+    """A config that cannot be run; the message names the field."""
+
+
+def config_error(e: ValidationError) -> ConfigError:
+    """A pydantic error as one line per field: `field.sub: message (got value)`."""
+    lines = []
+    for err in e.errors():
+        loc = ".".join(str(x) for x in err["loc"]) or "(top)"
+        msg = err["msg"].removeprefix("Value error, ")
+        lines.append(f"{loc}: {msg} (got {err.get('input')!r})" if "input" in err else f"{loc}: {msg}")
+    return ConfigError("; ".join(lines))
+
+
+def load_config(path: str | Path | None = None, raw: dict | None = None, **overrides) -> SelfPlayConfig:
+    if raw is None:
+        try:
+            raw = yaml.safe_load(Path(path).read_text()) or {}
+        except (OSError, yaml.YAMLError) as e:
+            raise ConfigError(f"{path}: {e}") from None
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{path}: expected a mapping at the top")
+    raw = {**raw, **{k: v for k, v in overrides.items() if v is not None}}
+    if "name" not in raw and path is not None:
+        raw["name"] = Path(path).stem
+    try:
+        return SelfPlayConfig.model_validate(raw)
+    except ValidationError as e:
+        raise config_error(e) from None
+
+
+# ----------------------------------------------------------------------------- one shard
+class _Players:
+    """The agents of one worker process, built once and kept across shards."""
+
+    def __init__(self, cfg: SelfPlayConfig):
+        import torch
+
+        from agents import make_agent
+        from agents.guided import checkpoint_facts, reward_spec
+        from agents.learned import DEFAULT_WEIGHTS, SHIPPED_WEIGHTS
+
+        torch.set_num_threads(1)
+        path = cfg.path or str(SHIPPED_WEIGHTS[cfg.num_players] if cfg.num_players != 4 else DEFAULT_WEIGHTS)
+        self.teacher = make_agent("guided", path=path, reward=cfg.reward, **cfg.search)
+        self.reward = self.teacher.reward if cfg.reward is None else reward_spec(cfg.reward)
+        self.facts = checkpoint_facts(path)
+        self.rulebot = make_agent("rulebot")
+        self.network = self.teacher.net          # the same LearnedAgent, its policy sampled
+
+
+def seating(cfg: SelfPlayConfig, g: int) -> list[str]:
+    """Who plays each seat of game g: drawn from (seed, g), at least one teacher."""
+    rng = np.random.default_rng([cfg.seed, g, 7])
+    p = np.array([cfg.seats.teacher, cfg.seats.rulebot, cfg.seats.network])
+    while True:
+        kinds = [KINDS[i] for i in rng.choice(3, size=cfg.num_players, p=p / p.sum())]
+        if "teacher" in kinds:
+            return kinds
+
+
+def play_game(cfg: SelfPlayConfig, players: _Players, g: int) -> tuple[list[dict], dict]:
+    """Game g: the records of its teacher decisions and the game's facts."""
+    from agents.play import observe_seat
+    from v1919_env.core.vocab import NATIONS
+    from v1919_env.game import Game
+    from v1919_env.rewards import terminal_rewards
+
+    seed = cfg.seed * SEED_STRIDE + g
+    kinds = seating(cfg, g)
+    game = Game.new(cfg.num_players, seed=seed, variant=cfg.variant)
+    t, rb, net = players.teacher, players.rulebot, players.network
+    t.reset(seed)
+    rb.reset(seed + 1)
+    rng = np.random.default_rng([seed, 11])
+    made = [0] * cfg.num_players
+    searched = [0] * cfg.num_players
+    recs: list[dict] = []
+    decisions = 0
+    while not game.is_over:
+        p = game.current_player
+        acts = game.legal_actions()
+        made[p] += 1
+        decisions += 1
+        if len(acts) == 1:
+            game.step(int(acts[0]))
+            continue
+        obs, mask = observe_seat(game, p)
+        kind = kinds[p]
+        if kind == "rulebot":
+            a = rb.act(obs, mask, game.clone())
+        elif kind == "network":
+            probs = net.action_probabilities(obs, mask)
+            if cfg.network_temperature > 0:
+                w = probs ** (1.0 / cfg.network_temperature)
+                a = int(rng.choice(len(w), p=w / w.sum()))
+            else:
+                a = int(np.argmax(probs))
+        else:
+            t.temperature = 1.0 if searched[p] < cfg.explore_decisions else 0.0
+            searched[p] += 1
+            a = t.act(obs, mask, game.clone())
+            st = t.last_stats
+            recs.append({"obs": obs, "mask": mask.astype(bool), "actions": st["actions"], "visits": st["visits"],
+                         "prior": st["priors"], "q": st["values"], "action": a, "seat": p, "made": made[p]})
+        game.step(int(a))
+    scores = game.scores()
+    final = sum(w * np.asarray(terminal_rewards(scores, k), np.float64) for k, w in players.reward.items())
+    winners = [s["seat"] for s in scores if s["winner"]]
+    for r in recs:
+        p = r["seat"]
+        r["left"] = made[p] - r["made"]
+        r["outcome"] = float(final[p])
+        r["win"] = 1.0 / len(winners) if p in winners else 0.0
+        r["nation"] = NATIONS.index(scores[p]["nation"])
+    return recs, {"game": g, "seed": seed, "kinds": kinds, "decisions": decisions}
+
+
+def shard_arrays(recs: list[dict], games: list[dict]) -> dict:
+    from v1919_env.actions import NUM_ACTIONS
+
+    n = len(recs)
+    visits = np.zeros((n, NUM_ACTIONS), np.uint16)
+    prior = np.zeros((n, NUM_ACTIONS), np.float16)
+    q = np.zeros((n, NUM_ACTIONS), np.float16)
+    for i, r in enumerate(recs):
+        visits[i, r["actions"]] = np.minimum(r["visits"], 65535).astype(np.uint16)
+        prior[i, r["actions"]] = r["prior"]
+        q[i, r["actions"]] = r["q"]
+    col = lambda k, dt: np.asarray([r[k] for r in recs], dt)  # noqa: E731
+    return {"obs": np.asarray([r["obs"] for r in recs], np.float16).reshape(n, -1),
+            "mask": np.asarray([r["mask"] for r in recs], bool).reshape(n, NUM_ACTIONS),
+            "visits": visits, "prior": prior, "q": q, "action": col("action", np.int16), "seat": col("seat", np.int8),
+            "game": col("game", np.int64),
+            "left": col("left", np.int32), "outcome": col("outcome", np.float32), "win": col("win", np.float32),
+            "nation": col("nation", np.int8), "game_ids": np.asarray([gm["game"] for gm in games], np.int64),
+            "game_seeds": np.asarray([gm["seed"] for gm in games], np.int64),
+            "game_kinds": np.asarray([gm["kinds"] for gm in games], "<U8"),
+            "game_decisions": np.asarray([gm["decisions"] for gm in games], np.int64)}
+
+
+_PLAYERS: dict = {}
+
+
+def play_shard(cfg_json: str, index: int) -> tuple[int, bytes, dict]:
+    """Play shard `index` (in any process): (index, the .npz bytes, its figures)."""
+    import torch
+
+    torch.set_num_threads(1)
+    cfg = SelfPlayConfig.model_validate_json(cfg_json)
+    if _PLAYERS.get("key") != cfg_json:
+        _PLAYERS.clear()
+        _PLAYERS.update(key=cfg_json, players=_Players(cfg))
+    players = _PLAYERS["players"]
+    t0, c0 = time.perf_counter(), time.process_time()
+    recs, games = [], []
+    first = index * cfg.games_per_shard
+    for g in range(first, min(cfg.games, first + cfg.games_per_shard)):
+        r, info = play_game(cfg, players, g)
+        for x in r:
+            x["game"] = g
+        recs += r
+        games.append(info)
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **shard_arrays(recs, games))
+    return index, buf.getvalue(), {"games": len(games), "searched": len(recs),
+                                   "decisions": sum(gm["decisions"] for gm in games),
+                                   "seconds": time.perf_counter() - t0, "cpu_seconds": time.process_time() - c0}
+
+
+# ----------------------------------------------------------------------------- the run
+def _local_pool(workers: int):
+    import multiprocessing as mp
+
+    ctx = mp.get_context("spawn")      # a fresh interpreter: no torch threads or numba state inherited
+    return ctx.Pool(workers, maxtasksperchild=None)
+
+
+def _iter_results(cfg: SelfPlayConfig, todo: list[int], workers: int, ray_address: str | None):
+    js = cfg.model_dump_json()
+    if ray_address is not None:
+        import ray
+
+        ray.init(address=None if ray_address == "local" else ray_address, ignore_reinit_error=True,
+                 **({"num_cpus": workers} if ray_address == "local" else {}))
+        task = ray.remote(num_cpus=1)(play_shard)
+        pending = [task.remote(js, i) for i in todo]
+        try:
+            while pending:
+                done, pending = ray.wait(pending, num_returns=1)
+                yield ray.get(done[0])
+        finally:
+            for p in pending:
+                ray.cancel(p)
+            if ray_address == "local":
+                ray.shutdown()
+    elif workers <= 1:
+        for i in todo:
+            yield play_shard(js, i)
+    else:
+        with _local_pool(workers) as pool:
+            yield from pool.imap_unordered(_star_play_shard, [(js, i) for i in todo])
+
+
+def _star_play_shard(args):
+    return play_shard(*args)
+
+
+def generate(cfg: SelfPlayConfig, out: str | Path, workers: int | None = None, ray_address: str | None = None,
+             progress: bool = True) -> dict:
+    """Play every shard of the config missing from `out`; returns the run's figures."""
+    from tqdm import tqdm
+
+    out = Path(out)
+    meta = {"config": cfg.model_dump(), "holdout_every": cfg.holdout_every, "games_per_shard": cfg.games_per_shard}
+    if (out / "meta.json").is_file():
+        old = shards.read_meta(out)
+        keep = {k: old["config"].get(k) for k in ("seed", "num_players", "variant", "games_per_shard", "search",
+                                                  "seats", "path", "explore_decisions")}
+        new = {k: meta["config"].get(k) for k in keep}
+        if json.dumps(keep, sort_keys=True) != json.dumps(new, sort_keys=True):
+            raise ConfigError(f"{out} holds games of another config ({keep} != {new}); give another --out")
+    shards.write_meta(out, meta)
+    done = set(shards.shard_indices(out))
+    todo = [i for i in range(cfg.shards) if i not in done]
+    workers = workers or os.cpu_count() or 1
+    left_games = sum(min(cfg.games, (i + 1) * cfg.games_per_shard) - i * cfg.games_per_shard for i in todo)
+    totals = {"games": 0, "searched": 0, "decisions": 0, "cpu_seconds": 0.0, "shards": 0}
+    t0 = time.perf_counter()
+    bar = tqdm(total=left_games, unit="game", desc=f"{cfg.name} ({len(done)} shards done)", disable=not progress,
+               mininterval=5, smoothing=0.05, file=sys.stderr)
+    for index, blob, figs in _iter_results(cfg, todo, workers, ray_address):
+        p = shards.shard_path(out, index)
+        tmp = p.with_name(f".{p.name}.tmp")
+        tmp.write_bytes(blob)
+        os.replace(tmp, p)
+        for k in ("games", "searched", "decisions", "cpu_seconds"):
+            totals[k] += figs[k]
+        totals["shards"] += 1
+        dt = time.perf_counter() - t0
+        bar.update(figs["games"])
+        bar.set_postfix_str(f"{totals['games'] / dt:.3f} games/s, {totals['searched'] / dt:.1f} searched/s, "
+                            f"{totals['cpu_seconds'] / max(1, totals['searched']) * 1e3:.1f} CPU ms/searched")
+    bar.close()
+    totals["seconds"] = time.perf_counter() - t0
+    totals["skipped_shards"] = len(done & set(range(cfg.shards)))
+    return totals
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m training.selfplay", description=__doc__.split("\n\n")[0])
+    ap.add_argument("config")
+    ap.add_argument("--out", default=None, help="data directory (default runs/selfplay/<name>); resumes there")
+    ap.add_argument("--workers", type=int, default=None, help="worker processes (default: every core)")
+    ap.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
+                    help="play on Ray: local (default), auto or HOST:PORT")
+    ap.add_argument("--games", type=int, default=None, help="override the config's games (grow a buffer)")
+    args = ap.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    try:
+        cfg = load_config(args.config, games=args.games)
+        if args.ray is not None:
+            from agents.tournament.ray_pool import check_address
+
+            check_address(args.ray)
+        if args.workers is not None and args.workers < 1:
+            raise ConfigError(f"--workers: at least 1, got {args.workers}")
+        s = generate(cfg, args.out or Path("runs") / "selfplay" / cfg.name, args.workers, args.ray)
+    except (ConfigError, ValueError) as e:
+        raise SystemExit(f"error: {e}")
+    print(json.dumps(s))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,120 @@
+"""The replay buffer of expert iteration: compressed shards of searched decisions on disk.
+
+A data directory holds `shard_<index>.npz` files (np.savez_compressed), each the records of a fixed
+run of whole games (training.selfplay writes them), and `meta.json` (the config that made them). A
+shard is written to a temporary name and renamed, so a file under its final name is complete, and
+a resumed run skips it. Shards whose index is a multiple of the config's `holdout_every` hold the
+held-out games: whole games never fitted, on which every figure is measured.
+
+Arrays of a shard (R searched decisions, G games):
+
+    obs      [R, OBS_SIZE] float16  the decider's observation (the full current version)
+    mask     [R, NUM_ACTIONS] bool  its legal actions
+    visits   [R, NUM_ACTIONS] uint16  root visit counts of the search
+    prior    [R, NUM_ACTIONS] float16  the root priors the search used (rule-bot share included)
+    q        [R, NUM_ACTIONS] float16  the root children's mean values for the decider (0 unvisited)
+    action   [R] int16   the action played;   seat [R] int8;   game [R] int64 (global game index)
+    left     [R] int32   the seat's decisions (forced ones too) from this one to its last: the value
+                         target is gamma ** left x outcome
+    outcome  [R] float32 the seat's final reward under the network's training reward
+    win      [R] float32 the seat's share of the win (1 / number of winners, or 0)
+    nation   [R] int8    the seat's nation (index in the game's score table order, vocab)
+    game_ids [G] int64; game_seeds [G] int64; game_kinds [G, seats] <U8 (who played each seat)
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+SHARD_RE = re.compile(r"^shard_(\d{6})\.npz$")
+RECORD_KEYS = ("obs", "mask", "visits", "prior", "q", "action", "seat", "game", "left", "outcome", "win", "nation")
+
+
+def shard_path(root: str | Path, index: int) -> Path:
+    return Path(root) / f"shard_{index:06d}.npz"
+
+
+def write_shard(root: str | Path, index: int, arrays: dict) -> Path:
+    """Write one shard atomically (a temporary file renamed into place)."""
+    p = shard_path(root, index)
+    tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
+    with open(tmp, "wb") as f:
+        np.savez_compressed(f, **arrays)
+    os.replace(tmp, p)
+    return p
+
+
+def shard_indices(root: str | Path) -> list[int]:
+    """Indices of the complete shards in `root` (sorted)."""
+    root = Path(root)
+    if not root.is_dir():
+        return []
+    return sorted(int(m.group(1)) for m in (SHARD_RE.match(p.name) for p in root.iterdir()) if m)
+
+
+def is_holdout(index: int, holdout_every: int) -> bool:
+    return holdout_every > 0 and index % holdout_every == 0
+
+
+def read_shard(root: str | Path, index: int, keys=RECORD_KEYS) -> dict:
+    with np.load(shard_path(root, index)) as z:
+        return {k: z[k] for k in keys}
+
+
+def load(root: str | Path, split: str = "train", holdout_every: int | None = None, max_records: int | None = None,
+         keys=RECORD_KEYS) -> dict:
+    """The records of the shards of one split ("train", "holdout" or "all") concatenated; the newest
+    shards first when `max_records` cuts them (the freshest data of a growing buffer)."""
+    if split not in ("train", "holdout", "all"):
+        raise ValueError(f"split: train, holdout or all, got {split!r}")
+    if holdout_every is None:
+        holdout_every = read_meta(root)["holdout_every"]
+    idx = [i for i in shard_indices(root)
+           if split == "all" or is_holdout(i, holdout_every) == (split == "holdout")]
+    parts, n = [], 0
+    for i in reversed(idx):
+        try:
+            parts.append(read_shard(root, i, keys))
+        except (zipfile.BadZipFile, OSError, KeyError, ValueError) as e:
+            raise ValueError(f"{shard_path(root, i)}: unreadable shard ({type(e).__name__}: {e}); delete it and "
+                             f"resume the run to play it again") from None
+        n += len(parts[-1]["seat"])
+        if max_records is not None and n >= max_records:
+            break
+    if not parts:
+        raise ValueError(f"{root}: no {split} shards")
+    out = {k: np.concatenate([p[k] for p in reversed(parts)]) for k in keys}
+    if max_records is not None:
+        out = {k: v[-max_records:] for k, v in out.items()}
+    return out
+
+
+def value_targets(data: dict, gamma: float) -> np.ndarray:
+    """gamma ** left x outcome: the seat's discounted final reward, as PPO's return."""
+    return (np.power(gamma, data["left"].astype(np.float64)) * data["outcome"]).astype(np.float32)
+
+
+def visit_targets(data: dict) -> np.ndarray:
+    """The root visit distributions, float32 rows summing to 1."""
+    v = data["visits"].astype(np.float32)
+    return v / np.maximum(v.sum(1, keepdims=True), 1.0)
+
+
+def write_meta(root: str | Path, meta: dict) -> None:
+    Path(root).mkdir(parents=True, exist_ok=True)
+    p = Path(root) / "meta.json"
+    tmp = p.with_suffix(".tmp")
+    tmp.write_text(json.dumps(meta, indent=2, sort_keys=True))
+    os.replace(tmp, p)
+
+
+def read_meta(root: str | Path) -> dict:
+    p = Path(root) / "meta.json"
+    if not p.is_file():
+        raise ValueError(f"{root}: no meta.json (not a self-play data directory)")
+    return json.loads(p.read_text())
