@@ -58,6 +58,8 @@ def _reward_schema(schema: dict) -> None:
     from training.config import _reward_schema as reward
 
     reward(schema)
+    kinds = schema["anyOf"][0]
+    kinds.update(enum=[k for k in kinds["enum"] if k != "vp"], description="a reward kind")
     schema["anyOf"].append({"type": "null", "description": "the init checkpoint's training reward"})
 
 
