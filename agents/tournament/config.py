@@ -126,7 +126,7 @@ class TournamentFile(Strict):
         for k, m in enumerate(self.modules):
             try:
                 importlib.import_module(m)
-            except Exception as e:          # ImportError, or the module's own code failing
+            except (Exception, SystemExit) as e:      # ImportError, or the module's own code failing
                 raise FieldError(f"modules[{k}]", f"cannot import {m!r}: {type(e).__name__}: {e}") from None
         from v1919_env.game import card_tables
         from v1919_env.variants import variant_index
@@ -169,10 +169,13 @@ def _check_agent(entry: AgentEntry, where: str) -> None:
         agent = make_agent(name, **opts)
     except AgentError as e:
         raise FieldError(f"{where}.options", str(e)) from None
-    except Exception as e:              # an agent of a user's module failing in its constructor
+    except (Exception, SystemExit) as e:       # an agent of a user's module failing in its constructor
         raise FieldError(where, f"building agent {name!r} raised {type(e).__name__}: {e}") from None
     interactive = getattr(agent, "interactive", False)
-    agent.close()
+    try:
+        agent.close()
+    except (Exception, SystemExit) as e:
+        raise FieldError(where, f"agent {name!r}: close() raised {type(e).__name__}: {e}") from None
     if interactive:
         raise FieldError(f"{where}.name", f"{name!r} needs a person at the terminal; a tournament cannot seat it")
     try:

@@ -83,8 +83,14 @@ def play_games(cfg, out_dir, workers: int | None = None, progress: bool = True, 
     from tqdm import tqdm
 
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    with _run_lock(out):
+    if out.exists() and not out.is_dir():
+        raise TournamentError(f"{out} is a file, not a tournament directory; choose another --out")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        lock = _run_lock(out)
+    except OSError as e:            # a file on the way, no permission, a read-only disk
+        raise TournamentError(f"cannot write the tournament directory {out}: {e.strerror or e}") from None
+    with lock:
         return _play_missing(cfg, out, workers, progress, tqdm, ray)
 
 

@@ -59,6 +59,12 @@ def run(args) -> int:
         cfg = overrides(load_config(args.config), args)
         if args.num_cpus is not None and args.num_cpus < 1:
             raise ConfigError(f"--num-cpus: at least 1, got {args.num_cpus}")
+        if args.address is not None:
+            from agents.tournament.ray_pool import check_address
+            try:
+                check_address(args.address)
+            except ValueError as e:
+                raise ConfigError(f"--address: {e}") from None
     except ConfigError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
