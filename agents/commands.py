@@ -1,10 +1,12 @@
 """The `v1919 play`, `v1919 tournament` and `v1919 replay` commands (parsers live in v1919_env/cli.py).
 
-Each returns the process exit code: 0 done, 1 the run failed or a replay did not reproduce its
-result, 2 bad input (config, agent names, record file), 130 interrupted by Ctrl-C, 143 ended by SIGTERM.
+Each returns the process exit code: 0 done, 1 the run failed, a replay did not reproduce its result
+or a game was quit before its end (`q` or the end of the input at a human seat), 2 bad input (config,
+agent names, record file), 130 interrupted by Ctrl-C, 143 ended by SIGTERM.
 """
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -58,6 +60,11 @@ def print_game(specs: list[dict], *, num_players: int, seed: int, variant: str =
     from .precompile import precompile
     from v1919_env.records import replay, write_record
 
+    if record_path:
+        problem = _unwritable(record_path)
+        if problem:
+            _err(f"--record {record_path}: {problem}")
+            return 2
     try:
         agents = build_agents(specs)
     except AgentError as e:
@@ -88,7 +95,7 @@ def print_game(specs: list[dict], *, num_players: int, seed: int, variant: str =
                        on_move=show if log else None, solitaire=solitaire)
     except QuitGame as e:
         print(f"\ngame ended: {e} at step {e.game.decisions_taken}; nothing is scored")
-        return 0
+        return 1
     finally:
         for a in agents:
             a.close()
@@ -101,6 +108,25 @@ def print_game(specs: list[dict], *, num_players: int, seed: int, variant: str =
             write_record(fh, rec)
         print(f"record appended to {record_path} (replay it: v1919 replay {record_path} --game 0)")
     return 0
+
+
+def _unwritable(path: str) -> str | None:
+    """Why a record cannot be appended to `path` (None: it can), checked before the game is played."""
+    p = Path(path)
+    if p.is_dir():
+        return "is a directory"
+    if not p.parent.is_dir():
+        return f"its folder {str(p.parent)!r} does not exist"
+    if not p.exists():
+        return None if os.access(p.parent, os.W_OK) else "its folder is not writable"
+    if not p.is_file():
+        return "is not a regular file"
+    try:
+        with open(p, "a", encoding="utf-8"):
+            pass
+    except OSError as e:
+        return e.strerror or str(e)
+    return None
 
 
 def cmd_play(args) -> int:
@@ -125,7 +151,7 @@ def cmd_demo(args) -> int:
     in place of any that is missing), or between the agents of --agents."""
     from .play import default_lineup, parse_agents_arg
 
-    if args.agents:
+    if args.agents is not None:
         try:
             specs = parse_agents_arg(args.agents)
         except AgentError as e:

@@ -21,6 +21,7 @@ from collections.abc import Callable
 import numpy as np
 from numba.core import event
 
+from v1919_env.core import compile_log
 from v1919_env.game import Game
 
 from .base import is_builtin, make_agent
@@ -73,7 +74,7 @@ def precompile(specs: list[dict], num_players: int, variant: str = "standard", s
     for k, (title, run) in enumerate(todo, 1):
         listener = _StageLog(f"{title} (stage {k} of {len(todo)})")
         t0 = time.perf_counter()
-        with event.install_listener("numba:compile", listener):
+        with event.install_listener("numba:compile", listener), compile_log.muted():
             run()
         dt = time.perf_counter() - t0
         if listener.compiles:

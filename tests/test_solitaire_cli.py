@@ -54,7 +54,7 @@ def test_play_human_solitaire(monkeypatch, capsys):
 
 def test_play_human_quits(monkeypatch, capsys):
     _human_input(monkeypatch, "q\n")
-    assert main(["play", "--agents", "human", "--seed", "4"]) == 0
+    assert main(["play", "--agents", "human", "--seed", "4"]) == 1         # quit: no result
     assert "nothing is scored" in capsys.readouterr().out
 
 

@@ -585,6 +585,12 @@ def check_args(args) -> str | None:
         return f"--seconds: a positive number of seconds (the least time per measurement), got {args.seconds}"
     if getattr(args, "vector", False) and args.players < 2:
         return "--vector: the vector env has 2 to 4 players"
+    only = [f"--{k}" for k in ("vector", "compile") if getattr(args, k, False)]
+    if len(only) == 2:
+        return "--vector and --compile each measure one thing alone: give one of them"
+    for k in ("env", "no_cold"):
+        if only and getattr(args, k, False):
+            return f"--{k.replace('_', '-')}: an option of the full bench, not of {only[0]}"
     return None
 
 

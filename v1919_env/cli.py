@@ -230,7 +230,12 @@ def _add_agent_commands(sub) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+    from .envs.versions import ENV_VERSION, OBSERVATION_VERSION
+
     p = argparse.ArgumentParser(prog="v1919", description="Versailles 1919 reinforcement-learning environment.")
+    p.add_argument("--version", action="version", version=f"v1919 {__version__} (environments v{ENV_VERSION}, "
+                                                          f"observation v{OBSERVATION_VERSION})")
     sub = p.add_subparsers(dest="cmd", required=True)
     d = sub.add_parser("data", help="inspect the card set: report, export, validate")
     dsub = d.add_subparsers(dest="data_cmd", required=True)

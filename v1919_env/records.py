@@ -332,5 +332,16 @@ def find_game(records: list[dict], index: int | None) -> dict:
         if rec["game"] == index:
             return rec
     have = sorted(r["game"] for r in records)
-    span = f"{have[0]}..{have[-1]}" if len(have) > 1 else str(have[0])
-    raise RecordError(f"no game {index} in the file (games: {span}, {len(have)} in all)")
+    raise RecordError(f"no game {index} in the file ({len(have)} game{'s' if len(have) > 1 else ''}: "
+                      f"{index_ranges(have)})")
+
+
+def index_ranges(indices: list[int]) -> str:
+    """Sorted game indices as runs: [0, 1, 2, 5, 7, 8] -> '0-2, 5, 7-8'."""
+    runs: list[list[int]] = []
+    for i in indices:
+        if runs and i == runs[-1][1] + 1:
+            runs[-1][1] = i
+        else:
+            runs.append([i, i])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)

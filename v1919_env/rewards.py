@@ -8,6 +8,9 @@
 """
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
+
 REWARD_KINDS = ("win_loss", "rank", "score_margin")
 
 
@@ -72,4 +75,33 @@ def terminal_rewards(scores: list[dict], kind: str = "win_loss") -> list[float]:
     for p, t in enumerate(totals):
         others = [u for q, u in enumerate(totals) if q != p]
         out.append(max(-1.0, min(1.0, (t - sum(others) / len(others)) / 50.0)))
+    return out
+
+
+def reward_weights(reward) -> dict[str, float]:
+    """A reward spec (a kind name, or a mapping {kind: weight} for a weighted sum, e.g. win_loss plus
+    a score-margin shaping term) as {kind: weight}; ValueError names what is wrong. Weights are finite
+    numbers, not all zero (a negative one is allowed here: the training configs refuse it)."""
+    if isinstance(reward, str):
+        reward = {reward: 1.0}
+    if not isinstance(reward, Mapping) or not reward:
+        raise ValueError(f"reward must be one of {REWARD_KINDS} or a mapping {{kind: weight}}, got {reward!r}")
+    out = {}
+    for k, w in reward.items():
+        if k not in REWARD_KINDS:
+            raise ValueError(f"reward kind {k!r} is unknown; kinds: {', '.join(REWARD_KINDS)}")
+        if isinstance(w, bool) or not isinstance(w, (int, float)) or not math.isfinite(w):
+            raise ValueError(f"reward weight of {k!r} must be a finite number, got {w!r}")
+        out[k] = float(w)
+    if not any(out.values()):
+        raise ValueError(f"reward: at least one weight must be nonzero, got {dict(reward)!r}")
+    return out
+
+
+def weighted_rewards(scores: list[dict], weights: Mapping[str, float]) -> list[float]:
+    """Rewards per seat: the sum over kinds of weight x terminal_rewards(scores, kind)."""
+    out = [0.0] * len(scores)
+    for kind, w in weights.items():
+        for k, r in enumerate(terminal_rewards(scores, kind)):
+            out[k] += w * r
     return out

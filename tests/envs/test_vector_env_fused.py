@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from v1919_env.actions import IllegalActionError
+
 from v1919_env.core import layout as L
 from v1919_env.rewards import terminal_rewards
 from v1919_env.envs.vector_env import VectorEnv
@@ -143,16 +145,29 @@ def test_without_score_info_the_same_games_and_infos_without_scores():
     assert ended > 0
 
 
-@pytest.mark.parametrize("bad", [-1, 694, 10 ** 9, -(2 ** 40)])
-def test_an_out_of_range_learner_action_is_an_illegal_action(bad):
+@pytest.mark.parametrize("bad", [-1, 694, 10 ** 9, -(2 ** 40), 2 ** 62])
+def test_an_out_of_range_learner_action_raises_and_steps_no_game(bad):
+    """The README's action rule: an id outside 0..693 is not an action id, in the vector env too."""
+    env = VectorEnv(num_envs=3, seed=8)
+    env.reset()
+    before = env.S.copy()
+    acts = np.argmax(env.action_masks(), axis=1)
+    acts[1] = bad
+    with pytest.raises(IllegalActionError, match=f"game 1: action id {bad} is out of range 0..693"):
+        env.step(acts)
+    assert np.array_equal(env.S, before)              # no game stepped, none restarted
+    _, rewards, dones, _ = env.step(np.argmax(env.action_masks(), axis=1))   # the env goes on
+    assert not dones.any()
+
+
+def test_a_legal_id_that_is_illegal_now_still_ends_the_episode_with_the_penalty():
     env = VectorEnv(num_envs=2, seed=8)
     env.reset()
-    before = env.S[0].copy()
-    acts = np.argmax(env.action_masks(), axis=1)
-    acts[0] = bad
+    masks = env.action_masks()
+    acts = np.argmax(masks, axis=1)
+    acts[0] = int(np.flatnonzero(~masks[0])[0])
     _, rewards, dones, infos = env.step(acts)
     assert dones.tolist() == [True, False] and rewards[0] == -1.0 and infos[0]["illegal_action"] is True
-    assert not np.array_equal(env.S[0], before)       # the next episode started
 
 
 def test_the_vector_bench_prints_a_row_per_opponent_and_size():

@@ -8,8 +8,8 @@ other way round.
 
 Compiled kernels are cached on disk. numba only checks a cached function's own file, so the
 cache folder is keyed by a hash of every core source file: editing any rule module
-recompiles everything that depends on it instead of reusing a stale kernel. On a terminal, the
-first run (nothing cached yet) says that it is compiling, since that takes a minute or two.
+recompiles everything that depends on it instead of reusing a stale kernel. A kernel that compiles
+says so on the logger `v1919_env.compile`, shown on stderr by default (`compile_log`).
 
 The rules kernels are compiled with `@njit(cache=True, _nrt=False)`: no reference counting, so no
 heap allocation in them or below them (scratch arrays come from core/stack.py). The atomic
@@ -27,10 +27,10 @@ turns it off (numba's default, for that comparison; its cache is kept apart).
 from __future__ import annotations
 
 import hashlib
-import logging
 import os
-import sys
 from pathlib import Path
+
+from . import compile_log
 
 
 def _set_cache_dir() -> None:
@@ -52,13 +52,6 @@ def is_compiled() -> bool:
     import numba
 
     return any(Path(numba.config.CACHE_DIR).glob("**/step.try_step-*.nbi"))
-
-
-def _announce_first_compile() -> None:
-    # on a terminal only; a warning, so that Python's last-resort handler shows it where logging is not set up
-    if not is_compiled() and sys.stderr is not None and sys.stderr.isatty():
-        logging.getLogger(__name__).warning("v1919_env: compiling the rules core (first run only, about a minute; "
-                                            "later starts take a second) ...")
 
 
 _PROJECT_MODULES = ("v1919_env", "agents", "training")
@@ -91,4 +84,4 @@ def _one_version_per_kernel() -> None:
 
 _one_version_per_kernel()
 _set_cache_dir()
-_announce_first_compile()
+compile_log.install()

@@ -13,6 +13,14 @@ that a policy masking its logits with -inf stays defined on it; that action is n
 The other seats are played by opponent policies (random by default; any callable
 `policy(observation_dict, info) -> action` or an object with `.act(observation, action_mask)`;
 agents of the `agents` package whose `needs_game` is true also get `game=`, a copy of the game).
+`opponents` is either one policy per seat (policy objects, the learner's entry unused) or, as in
+the compiled vector env, a pool: a sequence holding compiled agent names (`"random"`, `"rulebot"`)
+or given `opponent_weights` is drawn from for every other seat at every reset, with those weights
+(uniform by default); names are played by the compiled policies. `seat=None` draws the learner's
+seat per episode (as `random_seat=True`); `reward` is a kind or a mapping {kind: weight}. So
+`gymnasium.make_vec(..., vectorization_mode="sync", **kw)` and the compiled vector env
+(`vector_entry_point`, the default) read the same keyword arguments alike; only `seed` is the
+vector env's alone: a sync vector env is seeded by `reset(seed=s)` (copy i gets s + i).
 Opponents with a `reset(seed)` method are reseeded from the episode seed at every reset. An
 opponent that raises or returns something other than a legal action id ends the episode as
 truncated with reward 0 and `info["opponent_error"]` (seat, nation, error); with
@@ -34,11 +42,13 @@ from gymnasium import spaces
 from v1919_env.actions import NUM_ACTIONS, IllegalActionError, action_id
 from v1919_env.core import layout as L
 from v1919_env.core.observe import OBS_SIZE, observe_and_mask
+from v1919_env.core.bots import play_until, policy_action
 from v1919_env.core.step import legal, play_random_until, try_step
 from v1919_env.game import Game
 from v1919_env.envs.pettingzoo_env import OBS_HIGH, end_mask, observation_space
 from v1919_env.view.text import RENDER_MODES, render_mode_output
-from v1919_env.rewards import REWARD_KINDS, terminal_rewards
+from v1919_env.envs.vector_kernels import COMPILED_POLICIES
+from v1919_env.rewards import reward_weights, weighted_rewards
 
 
 
@@ -69,17 +79,21 @@ class Versailles1919Env(gym.Env):
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 1}
     PLAYERS = (2, 3, 4)
 
-    def __init__(self, num_players: int = 4, seat: int = 0, opponents: Sequence | Callable | None = None,
-                 reward: str = "win_loss", obs_mode: str = "dict", render_mode: str | None = None,
+    def __init__(self, num_players: int = 4, seat: int | None = 0, opponents: Sequence | Callable | None = None,
+                 reward="win_loss", obs_mode: str = "dict", render_mode: str | None = None,
                  variant: str = "standard", negotiation: bool = False, card_set: str | None = None,
                  random_seat: bool = False, illegal_action: str = "penalize", illegal_penalty: float = -1.0,
-                 seating=None):
+                 seating=None, opponent_weights: Sequence[float] | None = None, score_info: bool = True,
+                 seed: int | None = None):
         if num_players not in self.PLAYERS:
             raise ValueError(f"num_players must be one of {self.PLAYERS}, got {num_players}")
-        if not 0 <= seat < num_players:
-            raise ValueError(f"seat must be in 0..{num_players - 1}, got {seat}")
-        if reward not in REWARD_KINDS:
-            raise ValueError(f"reward must be one of {REWARD_KINDS}, got {reward!r}")
+        if seat is not None and not (isinstance(seat, (int, np.integer)) and not isinstance(seat, bool)
+                                     and 0 <= seat < num_players):
+            raise ValueError(f"seat must be None (drawn per episode) or in 0..{num_players - 1}, got {seat!r}")
+        if seed is not None:
+            raise ValueError("seed: the single env is seeded by reset(seed=...) (a sync vector env seeds copy i "
+                             "with seed + i); only the compiled vector env takes seed= when it is made")
+        self.reward_weights = reward_weights(reward)
         if obs_mode not in ("dict", "vector"):
             raise ValueError(f"obs_mode must be 'dict' or 'vector', got {obs_mode!r}")
         if render_mode is not None and render_mode not in RENDER_MODES:
@@ -89,31 +103,74 @@ class Versailles1919Env(gym.Env):
         self.illegal_action = illegal_action
         self.illegal_penalty = float(illegal_penalty)
         self.num_players = num_players
-        self.seat = seat
-        self.random_seat = random_seat
+        self.seat = 0 if seat is None else int(seat)
+        self.random_seat = random_seat or seat is None
         self.reward_kind = reward
+        self.score_info = bool(score_info)
         self.obs_mode = obs_mode
         self.render_mode = render_mode
         self.config = dict(variant=variant, negotiation=negotiation, card_set=card_set, seating=seating)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.observation_space = observation_space() if obs_mode == "dict" else \
             spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32)
+        self._pool = self._pool_cum = None
         if opponents is None:
             opponents = [RandomPolicy() for _ in range(num_players)]
         elif callable(opponents) or hasattr(opponents, "act"):
             opponents = [opponents] * num_players
-        self.opponents = list(opponents)
+        elif isinstance(opponents, str):
+            opponents = [opponents]
+        opponents = list(opponents)
+        if opponent_weights is not None or any(isinstance(o, str) for o in opponents):
+            self._pool, self._pool_cum = self._opponent_pool(opponents, opponent_weights)
+            opponents = [self._pool[0]] * num_players        # drawn again at every reset
+        self.opponents = opponents
         if len(self.opponents) < num_players:
             raise ValueError(f"need one opponent policy per seat ({num_players}), got {len(self.opponents)}")
-        # random opponents are played inside one compiled call (same distribution, faster)
-        self._all_random = all(type(p) is RandomPolicy for k, p in enumerate(self.opponents) if k != seat) \
-            and not random_seat
         self._rng_state = np.ones(1, np.uint64)
         self._buf = np.empty(L.MAX_LEGAL, np.int64)
+        self._seat_opponents()
         self.game: Game | None = None
         self._ended = False
         self._final = False              # the last observation returned was the episode's final one
         self.card_set_label = self._new_game(0).cards.label
+
+    @staticmethod
+    def _opponent_pool(pool: list, weights) -> tuple[list, np.ndarray]:
+        """The pool as entries (a compiled policy code, or a policy object) and its cumulative weights."""
+        if not pool:
+            raise ValueError("opponents: give at least one opponent (a compiled agent name or a policy)")
+        out = []
+        for k, o in enumerate(pool):
+            if isinstance(o, str):
+                if o not in COMPILED_POLICIES:
+                    raise ValueError(f"opponents[{k}]: {o!r} is not a compiled agent; compiled agents: "
+                                     f"{', '.join(COMPILED_POLICIES)} (other agents: pass a policy object)")
+                out.append(COMPILED_POLICIES[o])
+            elif callable(o) or hasattr(o, "act"):
+                out.append(o)
+            else:
+                raise ValueError(f"opponents[{k}]: expected a compiled agent name or a policy, got {o!r}")
+        if weights is None:
+            w = np.full(len(out), 1.0)
+        else:
+            w = np.asarray(list(weights), np.float64)
+            if w.shape != (len(out),) or not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
+                raise ValueError(f"opponent_weights: {len(out)} non-negative numbers with a positive sum, "
+                                 f"got {list(weights)!r}")
+        cum = np.cumsum(w / w.sum())
+        cum[-1] = 1.0
+        return out, cum
+
+    def _seat_opponents(self) -> None:
+        """Which fast path plays the other seats: all compiled (one compiled call per turn of theirs),
+        or all random policies (the same, uniformly random), else one Python call per decision."""
+        others = [p for k, p in enumerate(self.opponents) if k != self.seat or self.random_seat]
+        self._codes = None
+        if all(isinstance(p, int) for p in others):
+            self._codes = np.asarray([p if isinstance(p, int) else 0 for p in self.opponents], np.int64)
+        self._all_random = self._codes is None and not self.random_seat and \
+            all(type(p) is RandomPolicy for k, p in enumerate(self.opponents) if k != self.seat)
 
     # ------------------------------------------------------------------ helpers
     def _new_game(self, seed: int) -> Game:
@@ -122,7 +179,7 @@ class Versailles1919Env(gym.Env):
     def _reward(self, scores: list[dict] | None) -> float:
         """The learner's reward for a legal step: its terminal reward once the game is over (`scores`),
         else 0."""
-        return 0.0 if scores is None else float(terminal_rewards(scores, self.reward_kind)[self.seat])
+        return 0.0 if scores is None else float(weighted_rewards(scores, self.reward_weights)[self.seat])
 
     def _observe(self, seat: int):
         obs = np.empty(OBS_SIZE, np.float32)
@@ -144,9 +201,15 @@ class Versailles1919Env(gym.Env):
         if self._all_random:
             play_random_until(g.state, g.T, self.seat, self._rng_state, self._buf)
             return
+        if self._codes is not None:
+            play_until(g.state, g.T, self.seat, self._codes, self._buf, self._rng_state)
+            return
         while not g.is_over and int(g.state[L.PENDING_PLAYER]) != self.seat:
             p = int(g.state[L.PENDING_PLAYER])
             pol = self.opponents[p]
+            if isinstance(pol, int):         # a compiled policy drawn from the pool
+                try_step(g.state, g.T, policy_action(g.state, g.T, pol, self._buf, self._rng_state), self._buf)
+                continue
             obs = np.empty(OBS_SIZE, np.float32)      # fresh arrays: a policy may keep them
             mask = np.empty(NUM_ACTIONS, np.int8)
             observe_and_mask(g.state, g.T, p, obs, mask, self._buf)
@@ -193,6 +256,10 @@ class Versailles1919Env(gym.Env):
         game_seed = int(self.np_random.integers(0, 2 ** 62))
         if self.random_seat:
             self.seat = int(self.np_random.integers(self.num_players))
+        if self._pool is not None:
+            draws = np.searchsorted(self._pool_cum, self.np_random.random(self.num_players), side="right")
+            self.opponents = [self._pool[min(int(d), len(self._pool) - 1)] for d in draws]
+            self._seat_opponents()
         for k, pol in enumerate(self.opponents):
             if isinstance(pol, RandomPolicy):
                 pol.rng = np.random.default_rng(game_seed + 7 * k + 1)
@@ -235,7 +302,8 @@ class Versailles1919Env(gym.Env):
             self.render()
         if g.state[L.GAME_OVER]:
             sc = g.scores()
-            info["scores"] = sc
+            if self.score_info:
+                info["scores"] = sc
             return self._final_observation(), self._reward(sc), not g.truncated, g.truncated, info
         return self._observe(self.seat), self._reward(None), False, False, info
 

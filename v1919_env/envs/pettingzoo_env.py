@@ -95,7 +95,12 @@ class raw_env(AECEnv):
     obs_mode ('dict': {"observation", "action_mask"}; 'vector': the Box observation alone, the mask in
     info["action_mask"] of every agent, zeros for those not to move), numeric_info (infos hold numbers
     only, the same keys for every agent at every step: decision (code, see decision_name),
-    illegal_action (0/1), score (the seat's final total, 0 before the end)).
+    illegal_action (0/1), score (the seat's final total, 0 before the end)),
+    max_cycles (None, or a positive int: every agent is truncated once that many moves have been played in
+    the episode, PettingZoo's option of its butterfly and MPE games; a move is an AEC step that plays a
+    decision, one per step of the parallel env, so `parallel_env(max_cycles=N)` ends after N steps; a
+    truncated agent gets no terminal reward (the game is not over: bootstrap its value) and its info the
+    scores at that moment).
     """
 
     metadata = {"name": AEC_NAME, "render_modes": list(RENDER_MODES), "is_parallelizable": False,
@@ -105,8 +110,12 @@ class raw_env(AECEnv):
                  negotiation: bool = False, card_set: str | None = None, reward: str | None = None,
                  illegal_action: str = "raise", illegal_penalty: float = -1.0, auto_forced: bool = False,
                  shaping: bool = False, obs_mode: str = "dict", numeric_info: bool = False, seating=None,
-                 faction: str | None = None, target_vp: int = L.SOLO_DEFAULT_TARGET):
+                 faction: str | None = None, target_vp: int = L.SOLO_DEFAULT_TARGET, max_cycles: int | None = None):
         super().__init__()
+        if max_cycles is not None and (isinstance(max_cycles, bool) or not isinstance(max_cycles, (int, np.integer))
+                                       or max_cycles < 1):
+            raise ValueError(f"max_cycles must be None or a positive integer, got {max_cycles!r}")
+        self.max_cycles = None if max_cycles is None else int(max_cycles)
         if num_players not in (1, 2, 3, 4):
             raise ValueError(f"num_players must be 1 (solitaire), 2, 3 or 4, got {num_players}")
         if render_mode is not None and render_mode not in RENDER_MODES:
@@ -175,6 +184,7 @@ class raw_env(AECEnv):
         self._rewarded = False
         self._cached = None
         self._penalized = False
+        self._moves = 0
         self._margin = [0.0] * self.num_players
         self._vp = self.game.player_vp
         if self.auto_forced:
@@ -272,8 +282,20 @@ class raw_env(AECEnv):
         if self.shaping and not g.is_over:
             self._shape()
         self._after_move()
+        self._moves += 1
+        if self.max_cycles is not None and self._moves >= self.max_cycles and not g.is_over:
+            self._truncate()
         if self.render_mode == "human":
             self.render()
+
+    def _truncate(self) -> None:
+        """max_cycles reached: every agent is truncated, no reward paid, the scores at this moment in the infos."""
+        self._cached = None
+        scores = self.game.scores()
+        for p, a in enumerate(self.possible_agents):
+            if a in self.agents:
+                self.truncations[a] = True
+                self.infos[a] = self._info("game_over", scores=scores, seat=p)
 
     def _penalize(self, offender: str, reason: str) -> None:
         """PettingZoo's convention for an illegal move: the offender is penalised and the game ends."""

@@ -30,12 +30,18 @@ Rewards, illegal actions and truncation follow the single Gymnasium env (v1919_e
 0 until the episode ends, then the learner's terminal reward (v1919_env.rewards; `reward` may be a
 kind name or a mapping {kind: weight} for a weighted sum, e.g. win_loss plus a score-margin
 shaping term); an illegal learner action ends the episode with `illegal_penalty` and
-`info["illegal_action"]`, the game untouched; a game stopped by the engine's safety cap is
+`info["illegal_action"]`, the game untouched (an id outside 0..693, or actions that are not one integer
+id per game, raise IllegalActionError before any game is stepped, as in `Game.step` and the single
+env); a game stopped by the engine's safety cap is
 truncated (`TimeLimit.truncated` for SB3). The info of an ended episode has its seat, game seed,
 opponents, `winner`, `episode` (return and length) and, unless `score_info=False` (faster: no
 Python scoring per ended game), `scores` (Game.scores() of the final position). An external
 opponent that returns an illegal action raises `OpponentError` (a bug in the opponent, not in
 the learner's episode).
+
+Episode statistics: `infos["final_info"]["episode"]` is right for every episode; Gymnasium 1.2.2's
+`wrappers.vector.RecordEpisodeStatistics` reports each episode after a game's first one step short on
+a same-step auto-reset env like this one (fixed upstream, Gymnasium PR #1624; docs/training.md).
 
 Seeding: `seed(s)` (or `reset(seed=s)` in the Gymnasium view) fixes every game seed, seat and
 opponent draw (all drawn inside the kernels from one generator seeded by s); the same seed and the
@@ -46,14 +52,14 @@ longer (the Gymnasium view copies unless `copy=False`).
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
-from v1919_env.actions import NUM_ACTIONS
+from v1919_env.actions import NUM_ACTIONS, IllegalActionError
 from v1919_env.core import layout as L
 from v1919_env.core.observe import OBS_SIZE
 from v1919_env.core.scoring import SCORE_TABLE_COLS
@@ -62,28 +68,11 @@ from v1919_env.variants import variant_index
 from v1919_env.envs.gymnasium_env import OpponentError
 from v1919_env.envs.pettingzoo_env import OBS_HIGH, end_mask, observation_space
 from v1919_env.envs.solitaire_features import SOLO_FEATURES, SOLO_HIGH, SOLO_REWARDS
-from v1919_env.rewards import REWARD_KINDS
+from v1919_env.rewards import REWARD_KINDS, reward_weights  # noqa: F401  (reward_weights: re-exported)
 from v1919_env.envs import vector_kernels as K
 from v1919_env.seating import parse_seating, seating_names
 from v1919_env.envs.vector_kernels import (COMPILED_POLICIES, LEARNER, external_code, observe_rows, vector_continue,
                                            vector_reset, vector_step)
-
-
-def reward_weights(reward) -> dict[str, float]:
-    """A reward spec (a kind name, or a mapping {kind: weight}) as {kind: weight}; ValueError names
-    what is wrong."""
-    if isinstance(reward, str):
-        reward = {reward: 1.0}
-    if not isinstance(reward, Mapping) or not reward:
-        raise ValueError(f"reward must be one of {REWARD_KINDS} or a mapping {{kind: weight}}, got {reward!r}")
-    out = {}
-    for k, w in reward.items():
-        if k not in REWARD_KINDS:
-            raise ValueError(f"reward kind {k!r} is unknown; kinds: {', '.join(REWARD_KINDS)}")
-        if isinstance(w, bool) or not isinstance(w, (int, float)):
-            raise ValueError(f"reward weight of {k!r} must be a number, got {w!r}")
-        out[k] = float(w)
-    return out
 
 
 class VectorEnv:
@@ -303,8 +292,13 @@ class VectorEnv:
             raise RuntimeError("call reset() before step()")
         a = np.asarray(actions)
         if a.dtype.kind not in "iu" or a.shape != (self.num_envs,):
-            raise ValueError(f"actions must be {self.num_envs} integer action ids (one per game), got dtype "
-                             f"{a.dtype} with shape {a.shape}")
+            raise IllegalActionError(f"actions must be {self.num_envs} integer action ids (one per game), got "
+                                     f"dtype {a.dtype} with shape {a.shape}")
+        out_of_range = (a < 0) | (a >= NUM_ACTIONS)      # the README's action rule, as Game.step and the single env
+        if out_of_range.any():
+            b = int(np.flatnonzero(out_of_range)[0])
+            raise IllegalActionError(f"game {b}: action id {int(a[b])} is out of range 0..{NUM_ACTIONS - 1} "
+                                     f"(no game was stepped)")
         a = a.astype(np.int64, copy=False)
         obs, masks = self._next_buffers()
         if vector_step(self.S, self.T, a, *self._kernel_args(obs, masks)):
