@@ -6,9 +6,10 @@
 For every decision the deciding seat gets its own observation and action mask (built by the
 compiled core as the environments build them); agents with `needs_game` also get a *clone* of the
 game, so nothing an agent does to it can change the game being played (a search agent must still
-read hidden information only through `game.determinize`). An agent that raises, or returns
-anything but a legal action id, forfeits the game (see v1919_env/records.py); `QuitGame` from the
-human agent is not a forfeit: it propagates to the caller with the game attached.
+read hidden information only through `game.determinize`). An agent that raises (in `act`, or in
+`reset` before the first move), or returns anything but a legal action id, forfeits the game (see
+v1919_env/records.py); `QuitGame` from the human agent is not a forfeit: it propagates to the caller
+with the game attached.
 """
 from __future__ import annotations
 
@@ -92,15 +93,23 @@ def run_game(agents: list[Agent], specs: list[dict], *, num_players: int, seed: 
                     **(solitaire or {}))
     seeds = [int(s) for s in agent_seeds] if agent_seeds is not None else \
         [int(x) for x in np.random.SeedSequence([int(seed), 1]).generate_state(num_players)]
-    for agent, s in zip(agents, seeds):
-        agent.reset(s)
+    forfeit = None
+    for p, (agent, s) in enumerate(zip(agents, seeds)):
+        try:
+            agent.reset(s)
+        except QuitGame as e:
+            e.game = game
+            raise
+        except Exception as e:                      # a failing reset forfeits the game before its first move
+            forfeit = {"seat": p, "label": specs[p]["label"], "step": 0,
+                       "reason": f"reset raised {type(e).__name__}: {e}", "action": None}
+            break
     buf = np.empty(L.MAX_LEGAL, np.int64)
     actions: list[int] = []
     seconds = [0.0] * num_players           # wall-clock time in act()
     cpu = [0.0] * num_players               # this process's CPU time in act(): steadier on a busy machine
     decisions = [0] * num_players
-    forfeit = None
-    while not game.is_over:
+    while forfeit is None and not game.is_over:
         p = game.current_player
         obs, mask = observe_seat(game, p, buf)
         agent = agents[p]

@@ -30,7 +30,7 @@ from .schedule import seating
 _AGENTS: dict[str, object] = {}          # per process: seat spec (as JSON) -> agent, built on first use
 
 # Progress phases: where a worker is in its game
-IDLE, BUILDING, CHOOSING, STEPPING = 0, 1, 2, 3
+IDLE, BUILDING, CHOOSING, STEPPING, RESETTING = 0, 1, 2, 3, 4
 _READY, _GAME, _TAKEN, _PHASE, _SEAT, _HEADER = 0, 1, 2, 3, 4, 5    # slots of the shared array, then action ids
 
 
@@ -58,8 +58,8 @@ def make_job(cfg, game_index: int) -> dict:
 
 class Progress:
     """Where a worker stands, in memory shared with the parent: whether it is up, the index of its
-    game, the phase (IDLE, BUILDING the agents, an agent CHOOSING, the engine STEPPING), the
-    choosing seat and the actions taken. Made by the parent, handed to each worker it starts in
+    game, the phase (IDLE, BUILDING the agents or the game, an agent RESETTING for the game or
+    CHOOSING, the engine STEPPING), the seat whose agent runs and the actions taken. Made by the parent, handed to each worker it starts in
     that slot of its pool (`reset` first)."""
 
     def __init__(self, ctx):
@@ -79,6 +79,13 @@ class Progress:
 
     def start(self, game_index: int) -> None:
         self.buf[_TAKEN], self.buf[_SEAT], self.buf[_GAME] = 0, -1, game_index
+        self.buf[_PHASE] = BUILDING
+
+    def resetting(self, seat: int) -> None:
+        self.buf[_SEAT] = seat
+        self.buf[_PHASE] = RESETTING
+
+    def reset_done(self) -> None:
         self.buf[_PHASE] = BUILDING
 
     def choosing(self, seat: int) -> None:
@@ -101,14 +108,16 @@ class Progress:
 
 
 class _Watched(Agent):
-    """An agent whose act() marks its seat as choosing in the worker's Progress."""
+    """An agent whose reset() and act() mark its seat as resetting or choosing in the worker's Progress."""
 
     def __init__(self, agent, seat: int, progress: Progress):
         self.agent, self.seat, self.progress = agent, seat, progress
         self.needs_game = agent.needs_game
 
     def reset(self, seed=None):
+        self.progress.resetting(self.seat)
         self.agent.reset(seed)
+        self.progress.reset_done()
 
     def act(self, observation, action_mask, game=None):
         self.progress.choosing(self.seat)
@@ -212,14 +221,17 @@ def death(exitcode: int | None) -> str:
 
 def dead_worker_outcome(job: dict, progress: Progress, exitcode: int | None) -> tuple[str, object]:
     """What to do with the game of a worker process that died: ("done", record) when an agent was
-    choosing (that seat forfeits at that step, like an agent that raised), else ("failed", message)
-    (the engine or the harness: the game is not recorded and a rerun plays it again)."""
+    choosing or resetting for the game (that seat forfeits at that step, like an agent that raised),
+    else ("failed", message) (the engine or the harness: the game is not recorded and a rerun plays
+    it again)."""
     game_index, phase, seat, actions = progress.snapshot()
     how = death(exitcode)
     if game_index != job["game_index"]:
         return "failed", f"the worker process died before the game began ({how})"
+    if phase == RESETTING:
+        return "done", _forfeit_record(job, actions, seat, f"its worker process died in its reset() ({how})")
     if phase != CHOOSING:
-        where = {BUILDING: "while building the agents", STEPPING: "while the engine applied an action",
+        where = {BUILDING: "while building the agents or the game", STEPPING: "while the engine applied an action",
                  IDLE: "after the game ended"}[phase]
         return "failed", f"the worker process died {where} ({how})"
     return "done", _forfeit_record(job, actions, seat, f"its worker process died while it was choosing ({how})")

@@ -292,6 +292,50 @@ def test_an_agent_that_kills_its_worker_forfeits_and_the_tournament_goes_on(tmp_
     assert rows["exit"]["forfeits"] == rows["kill"]["forfeits"] == 1
 
 
+@pytest.mark.parametrize("exit, reason", [(False, "reset raised RuntimeError: test reset failure"),
+                                          (True, "its worker process died in its reset() (exit code 3)")])
+def test_an_agent_whose_reset_fails_forfeits_those_games_and_a_rerun_keeps_them(tmp_path, exit, reason):
+    """reset() raising (or killing its worker process) forfeits the game at step 0, recorded with the
+    reason, as a failing act() does; the games used to fail unrecorded, and every rerun failed again."""
+    cfg = config_from_dict(cfg_dict(workers=2, modules=["helpers.agent_fixtures"], agents=[
+        "random", {"name": "random", "label": "r2"}, {"name": "random", "label": "r3"},
+        {"name": "test_reset_raises", "label": "bad", "options": {"every": 2, "exit": exit}}]))
+    run = play_games(cfg, tmp_path, progress=False)
+    assert run["played"] == 8 and run["failed"] == {}
+    recs = read_games(tmp_path / "games.jsonl")
+    assert sorted(r["game"] for r in recs) == list(range(8))
+    forfeited = 0
+    for r in recs:
+        bad = next(p for p, s in enumerate(r["seats"]) if s["label"] == "bad")
+        f = r["result"]["forfeit"]
+        if r["seats"][bad]["seed"] % 2:
+            assert f is None and r["actions"]
+            continue
+        forfeited += 1
+        assert f == {"seat": bad, "label": "bad", "step": 0, "reason": reason, "action": None}
+        assert r["actions"] == [] and r["result"]["ranks"][bad] == 4
+        assert result_differences(r, replay(r)) == []
+    assert 0 < forfeited < 8
+    rows = {x["agent"]: x for x in report(cfg, tmp_path)}
+    assert rows["bad"]["forfeits"] == forfeited
+    assert play_games(cfg, tmp_path, progress=False) == dict(run, played=0, kept=8, failed={},
+                                                             seconds=pytest.approx(0, abs=60))
+
+
+def test_a_reset_that_raises_in_run_game_forfeits_before_the_first_move():
+    from agents import make_agent
+    from agents.play import run_game
+
+    agents = [make_agent("random"), make_agent("test_reset_raises", every=2)]
+    specs = [{"label": "a", "agent": "random", "options": {}}, {"label": "b", "agent": "test_reset_raises",
+                                                               "options": {}}]
+    rec = run_game(agents, specs, num_players=2, seed=5, agent_seeds=[1, 4])
+    assert rec["actions"] == [] and rec["result"]["forfeit"] == {
+        "seat": 1, "label": "b", "step": 0, "reason": "reset raised RuntimeError: test reset failure", "action": None}
+    assert rec["result"]["ranks"] == [1, 2] and rec["result"]["winners"] == [0]
+    assert run_game(agents, specs, num_players=2, seed=5, agent_seeds=[1, 3])["result"]["forfeit"] is None
+
+
 def test_a_dead_worker_is_judged_by_where_its_game_stood():
     """The record of a worker that died while a seat was choosing is the record of that seat's
     agent raising there (but the reason and timing); elsewhere the game fails (not recorded)."""
@@ -319,7 +363,7 @@ def test_a_dead_worker_is_judged_by_where_its_game_stood():
     progress.start(1)                                   # building the agents
     assert progress.snapshot()[1] == BUILDING
     assert dead_worker_outcome(job, progress, 3) == ("failed", "the worker process died while building the agents "
-                                                               "(exit code 3)")
+                                                               "or the game (exit code 3)")
     progress.on_move(None, 0, None, raised["actions"][0])
     assert progress.snapshot()[1] == STEPPING
     assert dead_worker_outcome(job, progress, 3) == ("failed", "the worker process died while the engine applied "

@@ -69,6 +69,23 @@ class ExitingAgent(RandomAgent):
         return super().act(observation, action_mask, game)
 
 
+@register("test_reset_raises")
+class ResetRaisingAgent(RandomAgent):
+    """Plays like `random`; its reset() fails for every game whose agent seed is a multiple of `every`:
+    raises RuntimeError, or with `exit` kills its own process (os._exit(3), a dead worker)."""
+
+    def __init__(self, every: int = 1, exit: bool = False, seed=None):
+        super().__init__(seed)
+        self.every, self.exit = every, exit
+
+    def reset(self, seed=None):
+        super().reset(seed)
+        if seed is not None and seed % self.every == 0:
+            if self.exit:
+                os._exit(3)
+            raise RuntimeError("test reset failure")
+
+
 @register("test_gate")
 class GateAgent(RandomAgent):
     """Plays like `random`, but each game waits at its first decision for a pass from the folder
