@@ -89,23 +89,52 @@ def load_config(path: str | Path | None = None, raw: dict | None = None, **overr
 
 
 # ----------------------------------------------------------------------------- data
-def load_data(dirs: list[str], split: str, max_records: int | None = None) -> dict:
-    """The records of `split` in every directory, concatenated."""
-    parts = [shards.load(d, split, max_records=max_records) for d in dirs]
+def load_data(dirs: list[str], split: str, max_records: int | None = None, keys=shards.RECORD_KEYS) -> dict:
+    """The records of `split` in every directory, concatenated (only the arrays `keys`)."""
+    parts = [shards.load(d, split, max_records=max_records, keys=keys) for d in dirs]
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
 
-def targets(data: dict, kind: str) -> np.ndarray:
-    """[R, NUM_ACTIONS] float32 policy targets: the visit distribution, or one-hot on the most visited
-    move (ties: the higher mean value)."""
-    pi = shards.visit_targets(data)
-    if kind == "visits":
-        return pi
-    score = data["visits"].astype(np.float64) + 1e-3 * np.tanh(data["q"].astype(np.float64))
-    score[~data["mask"]] = -np.inf
-    out = np.zeros_like(pi)
-    out[np.arange(len(pi)), score.argmax(1)] = 1.0
-    return out
+def fit_keys(kind: str) -> tuple[str, ...]:
+    """The record arrays a fit to `kind` targets reads (the priors never; the mean values for "best")."""
+    return tuple(k for k in shards.RECORD_KEYS if k != "prior" and (k != "q" or kind == "best"))
+
+
+class PolicyTargets:
+    """[R, NUM_ACTIONS] float32 policy targets, made batch by batch (`targets[sl]`) from the uint16
+    visit counts, so a buffer of a million records needs no dense float copy: the visit distribution,
+    or one-hot on the most visited move (ties: the higher mean value)."""
+
+    def __init__(self, data: dict, kind: str, chunk: int = 65536):
+        if kind not in ("visits", "best"):
+            raise ValueError(f"target: visits or best, got {kind!r}")
+        self.kind, self.visits, self.width = kind, data["visits"], data["visits"].shape[1]
+        self.best = None
+        if kind == "best":
+            best = np.empty(len(self.visits), np.int64)
+            for k in range(0, len(best), chunk):
+                sl = slice(k, k + chunk)
+                score = self.visits[sl].astype(np.float64) + 1e-3 * np.tanh(data["q"][sl].astype(np.float64))
+                score[~data["mask"][sl]] = -np.inf
+                best[sl] = score.argmax(1)
+            self.best = best
+
+    def __len__(self) -> int:
+        return len(self.visits)
+
+    def __getitem__(self, sl) -> np.ndarray:
+        if self.kind == "visits":
+            v = self.visits[sl].astype(np.float32)
+            return v / np.maximum(v.sum(-1, keepdims=True), 1.0)
+        b = self.best[sl]
+        out = np.zeros((len(b), self.width), np.float32)
+        out[np.arange(len(b)), b] = 1.0
+        return out
+
+
+def targets(data: dict, kind: str) -> PolicyTargets:
+    """The policy targets of `data` (PolicyTargets: index it by batch)."""
+    return PolicyTargets(data, kind)
 
 
 # ----------------------------------------------------------------------------- the network
@@ -185,8 +214,9 @@ def fit(cfg: FitConfig, out: str | Path, progress: bool = True) -> dict:
     if any(m["config"]["num_players"] != num_players for m in metas):
         raise ConfigError("data: directories of different player counts")
     t0 = time.perf_counter()
-    train = load_data(cfg.data, "train", cfg.max_records)
-    hold = load_data(cfg.data, "holdout")
+    keys = fit_keys(cfg.target)
+    train = load_data(cfg.data, "train", cfg.max_records, keys)
+    hold = load_data(cfg.data, "holdout", keys=keys)
     load_s = time.perf_counter() - t0
     pi_tr, pi_ho = targets(train, cfg.target), targets(hold, cfg.target)
     vt_tr, vt_ho = shards.value_targets(train, cfg.gamma), shards.value_targets(hold, cfg.gamma)

@@ -107,3 +107,28 @@ def test_bad_fit_configs_are_refused_naming_the_field():
                        ({"target": "x"}, "target"), ({"arch": {"body": "cnn"}}, "arch.body"), ({"nope": 1}, "nope")):
         with pytest.raises(selfplay.ConfigError, match=rf"^{field}: "):
             fitmod.load_config(raw=raw)
+
+
+def test_policy_targets_are_made_batch_by_batch_from_the_visits(data_dir):
+    d = fitmod.load_data([str(data_dir)], "all", keys=fitmod.fit_keys("best"))
+    assert "prior" not in d and "q" in d and "q" not in fitmod.fit_keys("visits")
+    vis, best = fitmod.targets(d, "visits"), fitmod.targets(d, "best")
+    assert len(vis) == len(best) == len(d["visits"])
+    sl = np.arange(len(vis))
+    pv, pb = vis[sl], best[sl]
+    assert pv.dtype == np.float32 and np.allclose(pv.sum(1), 1.0) and not (pv * ~d["mask"]).any()
+    assert np.allclose(pv * d["visits"].sum(1, keepdims=True), d["visits"])
+    assert (pb.sum(1) == 1).all() and d["mask"][sl, pb.argmax(1)].all()
+    assert (d["visits"][sl, pb.argmax(1)] == d["visits"].max(1)).all()     # the most visited move
+    with pytest.raises(ValueError, match="target"):
+        fitmod.targets(d, "played")
+
+
+def test_head_to_head_plays_whole_deals_only():
+    from training.head_to_head import measure
+
+    for games in (0, 6):
+        with pytest.raises(ValueError, match="multiple of the player count 4"):
+            measure("random", "random", games, 4)
+    res = measure("random", "random", 3, 3, seed=11)
+    assert res["games"] == 3 and res["players"] == 3 and 0 <= res["win_rate"] <= 1
