@@ -83,7 +83,7 @@ def load(root: str | Path, split: str = "train", holdout_every: int | None = Non
         except (zipfile.BadZipFile, OSError, KeyError, ValueError) as e:
             raise ValueError(f"{shard_path(root, i)}: unreadable shard ({type(e).__name__}: {e}); delete it and "
                              f"resume the run to play it again") from None
-        n += len(parts[-1]["seat"])
+        n += len(next(iter(parts[-1].values())))
         if max_records is not None and n >= max_records:
             break
     if not parts:

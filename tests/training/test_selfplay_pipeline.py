@@ -44,6 +44,8 @@ def test_shards_hold_whole_games_with_consistent_targets(data_dir):
             v = shards.value_targets({k: x[sel] for k, x in d.items()}, 0.99)
             assert np.all(np.abs(np.diff(np.abs(v))) >= 0) and np.all(np.sign(v) == np.sign(d["outcome"][sel]))
     assert np.allclose(shards.visit_targets(d).sum(1), 1.0)
+    newest = shards.load(data_dir, "all", max_records=5, keys=("visits", "game"))   # any subset of the arrays
+    assert set(newest) == {"visits", "game"} and (newest["visits"] == d["visits"][-5:]).all()
 
 
 def test_a_resumed_run_skips_finished_shards_and_refuses_another_config(data_dir):
