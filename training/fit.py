@@ -200,6 +200,58 @@ def figures(policy, data, pi, vt, n_obs, device="cpu", batch=4096) -> dict:
     return {"kl": float(kl), "cross_entropy": float(ce), "top1": float(top), "value_mse": float(mse)}
 
 
+def values_of(policy, data: dict, n_obs: int, idx: np.ndarray, device="cpu", batch=4096) -> np.ndarray:
+    """The value head's outputs on the records idx."""
+    import torch
+
+    out = np.empty(len(idx), np.float64)
+    with torch.no_grad():
+        for k in range(0, len(idx), batch):
+            sl = idx[k:k + batch]
+            obs = torch.from_numpy(data["obs"][sl, :n_obs].astype(np.float32)).to(device)
+            out[k:k + len(sl)] = outputs(policy, obs)[1].cpu().numpy()
+    return out
+
+
+def platt(x: np.ndarray, y: np.ndarray, steps: int = 50) -> tuple[float, float]:
+    """(a, b) of the logistic fit P(win) = sigmoid(a x + b) to win shares y (Newton, a small ridge)."""
+    a = b = 0.0
+    X = np.stack([x, np.ones_like(x)], 1)
+    for _ in range(steps):
+        p = 1.0 / (1.0 + np.exp(-(a * x + b)))
+        g = X.T @ (p - y) + 1e-6 * np.array([a, b])
+        H = (X * (p * (1 - p))[:, None]).T @ X + 1e-6 * np.eye(2)
+        da, db = np.linalg.solve(H, g)
+        a, b = a - da, b - db
+        if abs(da) + abs(db) < 1e-10:
+            break
+    return float(a), float(b)
+
+
+def win_prediction(policy, train: dict, hold: dict, n_obs: int, device="cpu", max_train: int = 50_000,
+                   bins: int = 10, seed: int = 0) -> dict:
+    """The value head as a win prediction on the held-out records: sigmoid(a v + b) with (a, b) fitted
+    on (at most max_train) training records; its Brier score against the win shares, the Brier
+    score of a baseline that knows only the seat's nation (its win rate in the training records),
+    and the reliability table (bins of the predicted probability: mean prediction, observed win
+    share, records)."""
+    rng = np.random.default_rng(seed)
+    tr = np.sort(rng.permutation(len(train["win"]))[:max_train])
+    a, b = platt(values_of(policy, train, n_obs, tr, device), train["win"][tr].astype(np.float64))
+    v = values_of(policy, hold, n_obs, np.arange(len(hold["win"])), device)
+    p = 1.0 / (1.0 + np.exp(-(a * v + b)))
+    y = hold["win"].astype(np.float64)
+    rate = {int(n): float(train["win"][train["nation"] == n].mean()) for n in np.unique(train["nation"])}
+    base = np.array([rate.get(int(n), float(train["win"].mean())) for n in hold["nation"]])
+    edges = np.linspace(0, 1, bins + 1)
+    which = np.clip(np.digitize(p, edges) - 1, 0, bins - 1)
+    table = [{"bin": [float(edges[k]), float(edges[k + 1])], "predicted": float(p[which == k].mean()),
+              "observed": float(y[which == k].mean()), "records": int((which == k).sum())}
+             for k in range(bins) if (which == k).any()]
+    return {"brier": float(np.mean((p - y) ** 2)), "brier_nation_baseline": float(np.mean((base - y) ** 2)),
+            "records": int(len(y)), "platt": [a, b], "reliability": table}
+
+
 def fit(cfg: FitConfig, out: str | Path, progress: bool = True) -> dict:
     import torch
     from tqdm import tqdm
@@ -231,6 +283,7 @@ def fit(cfg: FitConfig, out: str | Path, progress: bool = True) -> dict:
            "train_games": int(len(np.unique(train["game"]))), "holdout_games": int(len(np.unique(hold["game"]))),
            "load_seconds": load_s, "epochs": []}
     res["before"] = figures(policy, hold, pi_ho, vt_ho, n_obs, dev)
+    res["win_prediction_before"] = win_prediction(policy, train, hold, n_obs, dev, seed=cfg.seed)
     logger.info(f"{len(pi_tr):,} train records ({res['train_games']} games), {len(pi_ho):,} held out "
                 f"({res['holdout_games']} games); held out before: {res['before']}")
     rng = np.random.default_rng(cfg.seed)
@@ -259,6 +312,9 @@ def fit(cfg: FitConfig, out: str | Path, progress: bool = True) -> dict:
         logger.info(f"epoch {ep + 1}: held out {f}")
     bar.close()
     res["after"] = res["epochs"][-1]
+    res["win_prediction"] = win_prediction(policy, train, hold, n_obs, dev, seed=cfg.seed)
+    logger.info(f"value head as a win prediction on held-out records: Brier {res['win_prediction']['brier']:.4f} "
+                f"(nations only: {res['win_prediction']['brier_nation_baseline']:.4f})")
     res["fit_seconds"] = time.perf_counter() - t0
     ck = out / "checkpoints" / "net.zip"
     model.save(str(ck))
@@ -295,7 +351,9 @@ def main(argv=None) -> int:
         res = fit(cfg, out)
     except (ConfigError, ValueError) as e:
         raise SystemExit(f"error: {e}")
-    summary = {"checkpoint": res["checkpoint"], "before": res["before"], "after": res["after"]}
+    summary = {"checkpoint": res["checkpoint"], "before": res["before"], "after": res["after"],
+               "brier": {k: {x: res[k][x] for x in ("brier", "brier_nation_baseline")}
+                         for k in ("win_prediction_before", "win_prediction")}}
     if args.evaluate:
         n = yaml.safe_load((out / "config.yaml").read_text())["num_players"]
         ev = evaluate(res["checkpoint"], args.evaluate, n)

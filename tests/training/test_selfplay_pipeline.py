@@ -76,6 +76,9 @@ def test_one_fit_epoch_writes_a_checkpoint_the_agents_load(data_dir, tmp_path):
     assert mask[net.act(obs, mask, g)]
     guided = make_agent("guided", path=ck, iterations=2)
     assert guided.players == 4 and guided.reward == {"win_loss": 1.0, "score_margin": 0.2}
+    wp = res["win_prediction"]
+    assert 0 <= wp["brier"] <= 1 and 0 <= wp["brier_nation_baseline"] <= 1 and wp["records"] == res["records"]["holdout"]
+    assert sum(r["records"] for r in wp["reliability"]) == wp["records"]
     ev = fitmod.evaluate(ck, 4, progress=False)
     assert ev["games"] == 4 and 0 <= ev["ci95"][0] <= ev["win_rate"] <= ev["ci95"][1] <= 1
 
@@ -134,3 +137,14 @@ def test_head_to_head_plays_whole_deals_only():
             measure("random", "random", games, 4)
     res = measure("random", "random", 3, 3, seed=11)
     assert res["games"] == 3 and res["players"] == 3 and 0 <= res["win_rate"] <= 1
+
+
+def test_platt_scaling_turns_a_score_into_a_calibrated_win_probability():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=20000)
+    p_true = 1 / (1 + np.exp(-(2.0 * x - 1.0)))
+    y = (rng.random(x.size) < p_true).astype(float)
+    a, b = fitmod.platt(x, y)
+    assert abs(a - 2.0) < 0.15 and abs(b + 1.0) < 0.1
+    p = 1 / (1 + np.exp(-(a * x + b)))
+    assert np.mean((p - y) ** 2) < np.mean((y.mean() - y) ** 2) - 0.05      # beats the base rate
