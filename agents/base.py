@@ -3,10 +3,12 @@
 An agent is built by name with keyword options (`make_agent("rulebot", seed=1)`), gets
 `reset(seed)` before each game, and for each decision returns a legal action id from
 `act(observation, action_mask, game)`. `observation` and `action_mask` are the environments'
-arrays for the deciding seat (float32 vector, int8 mask); `game` is the `v1919_env.game.Game`
-at that decision, which agents that follow rules or search may read. Agents that would read the
-game's hidden information (the deck orders, the dice) must not: a search agent only looks at
-`game.determinize(seed)` copies.
+arrays for the deciding seat (float32 vector, int8 mask); `game`, for agents whose `needs_game` is
+true, is the deciding seat's information set at that decision: a `v1919_env.game.Game` copy whose
+hidden information (the deck orders, the dice) the arena has resampled with a seed of its own
+(`Game.information_set`; run_game, tournaments, the ladder, `v1919 play`, the environments'
+opponents and the OpenSpiel bot wrapper all hand it). Reading its decks or its generator tells an
+agent nothing it could not see; a search agent still draws its own determinizations from it.
 """
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ class Agent:
     """Base class of every agent. Subclasses set `name` and implement `act`."""
 
     name: str = "?"
-    needs_game: bool = False     # True when act() reads the Game (environments pass it then)
+    needs_game: bool = False     # True when act() reads the Game (it is handed the seat's information set)
 
     def reset(self, seed: int | None = None) -> None:
         """Prepare for a new game; seed makes the agent's own choices reproducible."""

@@ -8,9 +8,10 @@
     returns = pyspiel.evaluate_bots(game.new_initial_state(), bots, 7)
 
 `step(state)` hands the agent the deciding seat's observation and mask (as the environments build
-them) and, for agents that read the game, a clone of the state's `Game` (`engine_game`): an agent
-that searches still reads hidden information only through determinized copies, exactly as in
-`v1919 play`. `restart` / `restart_at` (both `evaluate_bots` call one of them) reset the agent with
+them) and, for agents that read the game, the seat's information set: a copy of the state's `Game`
+(`engine_game`) with the hidden deck orders and dice resampled (`Game.information_set`), exactly as
+in `v1919 play`, with seeds drawn from the bot's seed by the bot wrapper, never the real game. (A
+native OpenSpiel bot is handed the OpenSpiel state itself, as OpenSpiel does for every game.) `restart` / `restart_at` (both `evaluate_bots` call one of them) reset the agent with
 the bot's seed, so a seeded bot plays the same every run. Works with `pyspiel.evaluate_bots` and
 `open_spiel.python.algorithms.evaluate_bots.evaluate_bots`.
 """
@@ -21,7 +22,9 @@ import pyspiel
 import v1919_env.openspiel_game  # noqa: F401  (registers the game)
 
 from .base import Agent, make_agent, parse_agent_spec
-from .play import observe_seat
+from v1919_env.game import hand_off_rng
+
+from .play import hand_off, observe_seat
 
 
 class AgentBot(pyspiel.Bot):
@@ -36,19 +39,23 @@ class AgentBot(pyspiel.Bot):
         self.agent = agent
         self.seed = seed
         self.agent.reset(seed)
+        self._hand = hand_off_rng(seed or 0)
 
     def step(self, state) -> int:
         g = state.engine_game
         if g is None or g.is_over:
             raise pyspiel.SpielError("AgentBot.step: the state is a chance node or terminal")
         obs, mask = observe_seat(g, g.current_player)
-        return int(self.agent.act(obs, mask, g.clone() if self.agent.needs_game else None))
+        return int(self.agent.act(obs, mask, hand_off(g, g.current_player, self._hand)
+                                  if self.agent.needs_game else None))
 
     def restart(self) -> None:
         self.agent.reset(self.seed)
+        self._hand = hand_off_rng(self.seed or 0)
 
     def restart_at(self, state) -> None:
         self.agent.reset(self.seed)
+        self._hand = hand_off_rng(self.seed or 0)
 
     def inform_action(self, state, player_id, action) -> None:
         pass

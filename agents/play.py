@@ -4,9 +4,11 @@
     rec = run_game(agents, specs, num_players=4, seed=0)
 
 For every decision the deciding seat gets its own observation and action mask (built by the
-compiled core as the environments build them); agents with `needs_game` also get a *clone* of the
-game, so nothing an agent does to it can change the game being played (a search agent must still
-read hidden information only through `game.determinize`). An agent that raises (in `act`, or in
+compiled core as the environments build them); agents with `needs_game` also get the game as their
+seat may know it, never the real one: a copy whose hidden information (deck orders, dice) is
+resampled (`Game.information_set`, i.e. `determinize`) with a seed the arena draws from the game
+seed, which the agent neither chooses nor sees (`hand_off`). Nothing an agent does to it can change
+the game being played, and reading its decks or its generator tells the agent nothing hidden. An agent that raises (in `act`, or in
 `reset` before the first move), or returns anything but a legal action id, forfeits the game (see
 v1919_env/records.py); `QuitGame` from the human agent is not a forfeit: it propagates to the caller
 with the game attached.
@@ -21,7 +23,7 @@ import numpy as np
 from v1919_env.actions import NUM_ACTIONS
 from v1919_env.core import layout as L
 from v1919_env.core.observe import OBS_SIZE, observe_and_mask
-from v1919_env.game import Game
+from v1919_env.game import Game, hand_off_rng
 
 from .base import Agent, AgentError, agent_names, make_agent, parse_agent_spec
 from .human import QuitGame
@@ -69,6 +71,12 @@ def build_agents(specs: list[dict]) -> list[Agent]:
     return [make_agent(s["agent"], **s["options"]) for s in specs]
 
 
+def hand_off(game: Game, seat: int, rng: np.random.Generator) -> Game:
+    """What an agent that reads the game is handed: the information set of `seat` (a determinized
+    copy, Game.information_set), with the next seed of `rng` (hand_off_rng)."""
+    return game.information_set(seat, int(rng.integers(1 << 62)))
+
+
 def _illegal(a, mask: np.ndarray) -> str | None:
     """Why `a` is not a legal action id under `mask` (None if it is)."""
     if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)):
@@ -105,6 +113,7 @@ def run_game(agents: list[Agent], specs: list[dict], *, num_players: int, seed: 
                        "reason": f"reset raised {type(e).__name__}: {e}", "action": None}
             break
     buf = np.empty(L.MAX_LEGAL, np.int64)
+    hand = hand_off_rng(seed)
     actions: list[int] = []
     seconds = [0.0] * num_players           # wall-clock time in act()
     cpu = [0.0] * num_players               # this process's CPU time in act(): steadier on a busy machine
@@ -115,7 +124,7 @@ def run_game(agents: list[Agent], specs: list[dict], *, num_players: int, seed: 
         agent = agents[p]
         t0, c0 = time.perf_counter(), time.process_time()
         try:
-            a = agent.act(obs, mask, game.clone() if agent.needs_game else None)
+            a = agent.act(obs, mask, hand_off(game, p, hand) if agent.needs_game else None)
             why = _illegal(a, mask)
         except QuitGame as e:
             e.game = game

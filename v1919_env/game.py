@@ -415,6 +415,17 @@ class Game:
         determinize(g.state, self.T, seed_policy_rng(int(seed) & 0x7FFFFFFFFFFFFFFF))
         return g
 
+    def information_set(self, seat: int, seed: int) -> "Game":
+        """The game as `seat` may know it, for handing to an agent: a copy whose hidden information
+        is resampled by `determinize(seed)`. In this game every seat sees the same things (the hidden
+        information is the deck orders and the dice, which nobody sees), so the copy is the same for
+        every seat; `seed` must come from the caller (the arena), never from the agent. Nothing of
+        the real hidden order survives in the copy (determinize starts from a canonical order), so an
+        agent that reads the copy's decks or generator learns only what it could see anyway."""
+        if not 0 <= int(seat) < max(self.num_players, 1):
+            raise ValueError(f"seat must be in 0..{self.num_players - 1}, got {seat!r}")
+        return self.determinize(seed)
+
     # ------------------------------------------------------------------ positions
     def to_dict(self) -> dict:
         """The readable, versioned JSON position (v1919_env.positions.write)."""
@@ -449,3 +460,12 @@ class Game:
 
     __hash__ = None
 
+
+HAND_OFF_KEY = 0x1919_A7E4A
+"""Mixed with a game seed into the generator of the seeds of the copies handed to agents."""
+
+
+def hand_off_rng(game_seed: int) -> np.random.Generator:
+    """The generator of the seeds of a game's hand-off copies (Game.information_set): from the game
+    seed, so a game replays exactly, and never from anything an agent chooses."""
+    return np.random.default_rng([int(game_seed) & ((1 << 63) - 1), HAND_OFF_KEY])

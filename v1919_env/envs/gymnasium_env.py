@@ -12,7 +12,9 @@ that a policy masking its logits with -inf stays defined on it; that action is n
 
 The other seats are played by opponent policies (random by default; any callable
 `policy(observation_dict, info) -> action` or an object with `.act(observation, action_mask)`;
-agents of the `agents` package whose `needs_game` is true also get `game=`, a copy of the game).
+agents of the `agents` package whose `needs_game` is true also get `game=`, the game as their seat
+may know it: a copy with the hidden deck orders and dice resampled, `Game.information_set`, with a
+seed drawn by the environment, never the real game).
 `opponents` is either one policy per seat (policy objects, the learner's entry unused) or, as in
 the compiled vector env, a pool: a sequence holding compiled agent names (`"random"`, `"rulebot"`)
 or given `opponent_weights` is drawn from for every other seat at every reset, with those weights
@@ -44,7 +46,7 @@ from v1919_env.core import layout as L
 from v1919_env.core.observe import OBS_SIZE, observe_and_mask
 from v1919_env.core.bots import play_until, policy_action
 from v1919_env.core.step import legal, play_random_until, try_step
-from v1919_env.game import Game
+from v1919_env.game import Game, hand_off_rng
 from v1919_env.envs.pettingzoo_env import OBS_HIGH, end_mask, observation_space
 from v1919_env.view.text import RENDER_MODES, render_mode_output
 from v1919_env.envs.vector_kernels import COMPILED_POLICIES
@@ -128,6 +130,7 @@ class Versailles1919Env(gym.Env):
         if len(self.opponents) < num_players:
             raise ValueError(f"need one opponent policy per seat ({num_players}), got {len(self.opponents)}")
         self._rng_state = np.ones(1, np.uint64)
+        self._hand = hand_off_rng(0)     # seeds of the opponents' hand-off copies
         self._buf = np.empty(L.MAX_LEGAL, np.int64)
         self._seat_opponents()
         self.game: Game | None = None
@@ -215,7 +218,8 @@ class Versailles1919Env(gym.Env):
             observe_and_mask(g.state, g.T, p, obs, mask, self._buf)
             try:
                 if hasattr(pol, "act"):
-                    a = pol.act(obs, mask, game=g.clone()) if getattr(pol, "needs_game", False) else \
+                    a = pol.act(obs, mask, game=g.information_set(p, int(self._hand.integers(1 << 62)))) \
+                        if getattr(pol, "needs_game", False) else \
                         pol.act(obs, mask)
                 else:
                     a = pol({"observation": obs, "action_mask": mask}, {"decision": g.decision, "seat": p})
@@ -266,6 +270,7 @@ class Versailles1919Env(gym.Env):
             elif k != self.seat and callable(getattr(pol, "reset", None)):
                 pol.reset(game_seed + 7 * k + 1)
         self._rng_state[0] = np.uint64(game_seed * 2 + 1)
+        self._hand = hand_off_rng(game_seed)
         self.game = self._new_game(game_seed)
         self._ended = self._final = False
         try:

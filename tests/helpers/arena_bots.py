@@ -1,0 +1,73 @@
+"""Bots that probe the arena (issue 33): a cheater that reads everything in the game it is handed,
+its honest twin, and a bot that records what it was handed.
+
+`PeekingRollout` tries a few candidate actions (the rule bot's choice and `k` drawn at random) and
+plays each to the end with the compiled rule bot for every seat, from the game it was handed *as
+it is*: its deck orders and its dice generator. Handed the real game, those rollouts see the cards
+that will come and the dice that will fall, and it wins almost every game against rule bots;
+handed the seat's information set, they see a resample. `honest=True` makes its twin, which first
+determinizes the copy itself (what an honest search does), so the two differ only in the cheat.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from agents.base import Agent, register
+from v1919_env.core.bots import POLICY_NAMES, bot_action, rollout, seed_policy_rng
+from v1919_env.core.layout import MAX_LEGAL, MAX_PLAYERS
+from v1919_env.core.scoring import N_SCORE_COLS, SC_TOTAL, final_scores
+from v1919_env.core.search import determinize
+from v1919_env.core.step import apply_action, legal
+
+_RULEBOT = np.full(MAX_PLAYERS, POLICY_NAMES.index("rulebot"), np.int64)
+
+
+@register("test_peeking_rollout")
+class PeekingRollout(Agent):
+    needs_game = True
+
+    def __init__(self, honest: bool = False, k: int = 6):
+        self.honest, self.k = bool(honest), int(k)
+        self.reset(0)
+
+    def reset(self, seed=None):
+        self._rng = seed_policy_rng(int(seed or 0) & 0x7FFFFFFFFFFFFFFF)
+        self._np = np.random.default_rng(int(seed or 0))
+        self._buf = np.empty(MAX_LEGAL, np.int64)
+        self._acts = np.empty(MAX_LEGAL, np.int64)
+        self._out = np.zeros((MAX_PLAYERS, N_SCORE_COLS), np.int64)
+
+    def act(self, observation, action_mask, game=None):
+        root, T = game.state, game.T
+        n = legal(root, T, self._acts)
+        if n == 1:
+            return int(self._acts[0])
+        p, players = int(game.current_player), game.num_players
+        cand = {int(bot_action(root.copy(), T, self._buf, self._rng))}
+        cand.update(int(a) for a in self._np.choice(self._acts[:n], min(self.k, n), replace=False))
+        if self.honest:
+            root = root.copy()
+            determinize(root, T, self._rng)
+        best, best_a = -1e300, None
+        for a in sorted(cand):
+            s = root.copy()                      # the handed game's decks and generator, as they are
+            apply_action(s, T, a)
+            rollout(s, T, _RULEBOT, self._buf, self._rng.copy(), 20000)
+            final_scores(s, T, self._out)
+            tot = self._out[:players, SC_TOTAL]
+            v = tot[p] - max(tot[q] for q in range(players) if q != p)
+            if v > best:
+                best, best_a = v, a
+        return best_a
+
+
+@register("test_records_hand_off")
+class RecordsHandOff(Agent):
+    """Plays the first legal action and keeps every game it was handed (class-level list)."""
+
+    needs_game = True
+    seen: list = []
+
+    def act(self, observation, action_mask, game=None):
+        RecordsHandOff.seen.append(game)
+        return int(np.flatnonzero(action_mask)[0])
