@@ -34,6 +34,21 @@ class Agent:
     def act(self, observation: np.ndarray, action_mask: np.ndarray, game=None) -> int:
         raise NotImplementedError
 
+    time_left = None             # agents.clock.TimeLeft before each decision, when the arena runs a clock
+
+    def set_clock(self, time_left) -> None:
+        """The arena's word, before a decision, of the time the agent has (agents.clock.TimeLeft:
+        game clock left, per-move limit, increment, what this decision may take)."""
+        self.time_left = time_left
+
+    def think_ms(self, own_ms: float | None) -> float | None:
+        """The milliseconds a search with its own budget `own_ms` should take now: the less of it and
+        the clock's budget (TimeLeft.budget_ms) when a clock runs; `own_ms` otherwise."""
+        budget = None if self.time_left is None else self.time_left.budget_ms()
+        if own_ms is None or budget is None:
+            return own_ms
+        return min(own_ms, budget)
+
     def close(self) -> None:
         """Release anything the agent holds (files, terminals, models)."""
 

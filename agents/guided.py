@@ -114,7 +114,7 @@ def reward_spec(reward) -> dict[str, float]:
 @register("guided")
 class GuidedAgent(Agent):
     """iterations: simulations per decision (used when time_ms is None); time_ms: milliseconds per
-    decision instead (at least one batch); batch_size: leaves per forward pass; c_puct: the PUCT
+    decision instead (at least one batch; at most the arena clock's budget, Agent.think_ms); batch_size: leaves per forward pass; c_puct: the PUCT
     exploration constant (None: C_PUCT, values are returns of about -1..1; in the solitaire game
     SOLO_C_PUCT, where a VP is worth 0.025 of value); fpu: an unvisited child's value is its
     parent's mean minus fpu; virtual_loss: a pending simulation (one of the batch not yet backed
@@ -349,7 +349,7 @@ class GuidedAgent(Agent):
                 self._batch(game, k, nseats)
                 left -= k
         else:
-            end = time.perf_counter() + self.time_ms / 1000.0
+            end = time.perf_counter() + self.think_ms(self.time_ms) / 1000.0       # the clock may cut it
             while True:
                 self._batch(game, self.batch_size, nseats)
                 if time.perf_counter() >= end:

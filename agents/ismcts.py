@@ -65,7 +65,7 @@ class SearchTree:
 @register("ismcts")
 class ISMCTSAgent(Agent):
     """iterations: per decision (used when time_ms is None); time_ms: milliseconds per decision
-    instead; rollout: 'rulebot' (default: much stronger at small budgets) or 'random'; explore: the UCT constant (rewards are win shares in
+    instead (at most the arena clock's budget, Agent.think_ms); rollout: 'rulebot' (default: much stronger at small budgets) or 'random'; explore: the UCT constant (rewards are win shares in
     [0, 1]); widen: progressive widening, a node may have 1 + widen * sqrt(visits) children
     (0: every legal action); max_rollout: decisions per rollout before it is cut (scored as it
     stands); seed."""
@@ -103,7 +103,7 @@ class ISMCTSAgent(Agent):
         if self.time_ms is None:
             ismcts_iterate(game.state, game.T, self.iterations, *args)
         else:
-            end = time.perf_counter() + self.time_ms / 1000.0
+            end = time.perf_counter() + self.think_ms(self.time_ms) / 1000.0       # the clock may cut it
             while True:
                 ismcts_iterate(game.state, game.T, TIME_CHUNK, *args)
                 if time.perf_counter() >= end:

@@ -26,6 +26,7 @@ from v1919_env.core.observe import OBS_SIZE, observe_and_mask
 from v1919_env.game import Game, hand_off_rng
 
 from .base import Agent, AgentError, agent_names, make_agent, parse_agent_spec
+from .clock import CallThread, Hung, SeatClock, TimeControl
 from .human import QuitGame
 from v1919_env.records import game_result, make_record
 
@@ -91,12 +92,18 @@ def _illegal(a, mask: np.ndarray) -> str | None:
 def run_game(agents: list[Agent], specs: list[dict], *, num_players: int, seed: int, variant: str = "standard",
              negotiation: bool = False, card_set: str | None = None, agent_seeds: list[int] | None = None,
              game_index: int = 0, tournament: dict | None = None, on_move: OnMove | None = None,
-             solitaire: dict | None = None) -> dict:
+             solitaire: dict | None = None, clocks: list | None = None) -> dict:
     """Play a game to its end (or to a forfeit) and return its record. on_move(game, step, seat,
     action) is called before each action is applied. QuitGame propagates with `.game` set.
-    `solitaire`: {"faction", "target_vp"} of a 1-player game (Game.new's; None: the defaults)."""
+    `solitaire`: {"faction", "target_vp"} of a 1-player game (Game.new's; None: the defaults).
+    `clocks`: one agents.clock.TimeControl (or its dict, or None: no clock) per seat; a seat with a
+    clock is told its time left before each decision, its overruns are judged by the control's
+    policy, and one that does not answer in time (plus the grace) forfeits as hung (agents/clock.py).
+    The record's timing holds every decision's milliseconds (`decision_ms`, in the order of the
+    decisions, a forfeiting one included) and, with clocks, `clock` (controls, overruns, time left)."""
     if len(agents) != num_players or len(specs) != num_players:
         raise ValueError(f"need one agent per seat ({num_players}), got {len(agents)} agents, {len(specs)} specs")
+    controls = _controls(clocks, num_players)
     game = Game.new(num_players, seed=seed, variant=variant, negotiation=negotiation, card_set=card_set,
                     **(solitaire or {}))
     seeds = [int(s) for s in agent_seeds] if agent_seeds is not None else \
@@ -118,23 +125,60 @@ def run_game(agents: list[Agent], specs: list[dict], *, num_players: int, seed: 
     seconds = [0.0] * num_players           # wall-clock time in act()
     cpu = [0.0] * num_players               # this process's CPU time in act(): steadier on a busy machine
     decisions = [0] * num_players
+    decision_ms: list[float] = []
+    seat_clocks = [SeatClock(c) if c is not None else None for c in controls]
+    threads = {p: CallThread() for p, c in enumerate(controls) if c is not None}
+    overruns: list[dict] = []
+    hung = None
+    fallback_rng = np.random.default_rng([int(seed) & ((1 << 63) - 1), 0xFA11])
     while forfeit is None and not game.is_over:
         p = game.current_player
         obs, mask = observe_seat(game, p, buf)
         agent = agents[p]
+        clock = seat_clocks[p]
+        told = None
+        if clock is not None:
+            told = clock.start()
+            set_clock = getattr(agent, "set_clock", None)
+            if set_clock is not None:
+                set_clock(told)
+        copy = hand_off(game, p, hand) if agent.needs_game else None
         t0, c0 = time.perf_counter(), time.process_time()
+        over = False
         try:
-            a = agent.act(obs, mask, hand_off(game, p, hand) if agent.needs_game else None)
+            if clock is None:
+                a = agent.act(obs, mask, copy)
+                took = time.perf_counter() - t0
+            else:
+                wait = None if told.allowed_ms is None else (told.allowed_ms + clock.control.grace_ms) / 1000.0
+                a, took = threads[p].call(lambda: agent.act(obs, mask, copy), wait)
+                over = clock.stop(1000.0 * took, told)
             why = _illegal(a, mask)
         except QuitGame as e:
             e.game = game
             raise
+        except Hung:
+            took = time.perf_counter() - t0
+            why = (f"did not answer within {told.allowed_ms:.0f} ms (its time) + {clock.control.grace_ms:.0f} ms "
+                   f"(the grace): hung")
+            a, hung = None, p
         except Exception as e:                      # any agent failure forfeits the game
+            took = time.perf_counter() - t0
             why = f"raised {type(e).__name__}: {e}"
             a = None
-        seconds[p] += time.perf_counter() - t0
+        seconds[p] += took
         cpu[p] += time.process_time() - c0
         decisions[p] += 1
+        decision_ms.append(round(1000.0 * took, 3))
+        if over and why is None:
+            event = {"step": len(actions), "seat": p, "label": specs[p]["label"], "ms": round(1000.0 * took, 3),
+                     "allowed_ms": round(told.allowed_ms, 3), "action": int(a)}
+            if clock.control.overrun == "forfeit":
+                why = f"overran its clock: {1000.0 * took:.0f} ms for a decision, {told.allowed_ms:.0f} ms allowed"
+            else:
+                a = fallback_move(game, clock.control.fallback, fallback_rng, buf)
+                event["fallback"] = int(a)
+            overruns.append(event)
         if why is not None:
             forfeit = {"seat": p, "label": specs[p]["label"], "step": len(actions), "reason": why,
                        "action": int(a) if isinstance(a, (int, np.integer)) and not isinstance(a, bool) else None}
@@ -144,15 +188,59 @@ def run_game(agents: list[Agent], specs: list[dict], *, num_players: int, seed: 
             on_move(game, len(actions), p, a)
         game.step(a)
         actions.append(a)
+    for t in threads.values():
+        t.close()
     seats = [dict(s, seed=sd) for s, sd in zip(specs, seeds)]
-    return make_record(game_index=game_index, seed=seed, num_players=num_players, variant=variant,
-                       negotiation=negotiation, card_set_label=game.cards.label,
-                       card_set_digest=game.cards.digest,
-                       card_set_path=None if card_set is None else str(card_set), seats=seats, actions=actions,
-                       result=game_result(game, forfeit),
-                       timing={"decisions": decisions, "seconds": [round(x, 6) for x in seconds],
-                               "cpu_seconds": [round(x, 6) for x in cpu]},
-                       tournament=tournament, solitaire=solitaire)
+    timing = {"decisions": decisions, "seconds": [round(x, 6) for x in seconds],
+              "cpu_seconds": [round(x, 6) for x in cpu], "decision_ms": decision_ms}
+    if any(c is not None for c in controls):
+        timing["clock"] = {"controls": [None if c is None else c.to_dict() for c in controls],
+                           "left_ms": [None if c is None or c.left_ms is None else round(c.left_ms, 3)
+                                       for c in seat_clocks],
+                           "overruns": overruns, "hung": hung}
+    rec = make_record(game_index=game_index, seed=seed, num_players=num_players, variant=variant,
+                      negotiation=negotiation, card_set_label=game.cards.label,
+                      card_set_digest=game.cards.digest,
+                      card_set_path=None if card_set is None else str(card_set), seats=seats, actions=actions,
+                      result=game_result(game, forfeit),
+                      timing=timing,
+                      tournament=tournament, solitaire=solitaire)
+    for p, agent in enumerate(agents):          # agents that want the end of the game (a process bot)
+        game_over = getattr(agent, "game_over", None)
+        if game_over is not None and p != hung:
+            try:
+                game_over(rec)
+            except Exception:                   # the game is over and recorded; a failing goodbye changes nothing
+                pass
+    return rec
+
+
+def _controls(clocks, num_players: int) -> list:
+    """One active TimeControl or None per seat, from run_game's `clocks`."""
+    if clocks is None:
+        return [None] * num_players
+    if len(clocks) != num_players:
+        raise ValueError(f"need one clock per seat ({num_players}), got {len(clocks)}")
+    out = []
+    for c in clocks:
+        if isinstance(c, dict):
+            c = TimeControl.from_dict(c)
+        out.append(c if c is not None and c.active else None)
+    return out
+
+
+def fallback_move(game: Game, kind: str, rng: np.random.Generator, buf: np.ndarray) -> int:
+    """The move the arena plays for a seat that overran under `overrun: fallback`: the compiled rule
+    bot's choice (on the seat's information set), a uniformly drawn legal action, or the first."""
+    legal_ids = game.legal_actions()
+    if kind == "first":
+        return int(legal_ids[0])
+    if kind == "random":
+        return int(rng.choice(legal_ids))
+    from v1919_env.core.bots import bot_action, seed_policy_rng
+
+    copy = game.information_set(game.current_player, int(rng.integers(1 << 62)))
+    return int(bot_action(copy.state, copy.T, buf, seed_policy_rng(int(rng.integers(1 << 62)))))
 
 
 # ---------------------------------------------------------------------- printing (play, demo, replay)

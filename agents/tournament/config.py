@@ -11,9 +11,17 @@
                                 # share one deal (game seed), so every deal is played from every seat
     workers: 2                  # worker processes (default: every core); 0 plays in this process
     modules: []                 # modules to import first (agents of your own, registered by name)
+    clock:                      # time control of every seat (agents/clock.py); default: none
+      base_ms: 60000            #   each seat's game clock at the start (null: none)
+      increment_ms: 200         #   added at each of its decisions
+      move_ms: 5000             #   the most one decision may take (null: no per-move limit)
+      overrun: forfeit          #   or fallback: the fallback move is played and the overrun recorded
+      fallback: rulebot         #   the fallback move: rulebot, random or first
+      grace_ms: 1000            #   past its time, how long an agent that has not answered is waited for (then: hung)
     agents:                     # at least num_players; labels must be unique
       - random                                   # a name, or a spec string "name:key=value,..."
       - {name: ismcts, label: ismcts-200, options: {iterations: 200}}
+      - {name: ismcts, label: ismcts-1s, options: {time_ms: 1000}, clock: {move_ms: 1500}}   # its own clock fields
 """
 from __future__ import annotations
 
@@ -22,7 +30,7 @@ import importlib
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Literal, Optional
 
 import yaml
 from pydantic import Field, model_validator
@@ -51,6 +59,7 @@ class TournamentConfig:
     workers: int = field(default_factory=lambda: os.cpu_count() or 1)
     modules: list[str] = field(default_factory=list)
     duplicate: bool = False             # duplicate deals: a schedule block's games share their game seed
+    clock: dict | None = None           # the tournament's time control (agents/clock.py TimeControl fields)
 
     @property
     def labels(self) -> list[str]:
@@ -63,7 +72,19 @@ class TournamentConfig:
              "card_set": self.card_set, "seed": self.seed, "modules": self.modules, "agents": self.agents}
         if self.duplicate:          # (absent otherwise: tournaments made before the key keep their fingerprint)
             d["duplicate"] = True
+        if self.clock is not None:  # (likewise; an agent's own clock is in its entry, only when set)
+            d["clock"] = self.clock
         return d
+
+    def seat_clock(self, agent: dict) -> dict | None:
+        """The time control of an agent's seat: the tournament's, the agent's own fields over it
+        (None: no clock)."""
+        from ..clock import TimeControl
+
+        if self.clock is None and agent.get("clock") is None:
+            return None
+        tc = TimeControl.from_dict(self.clock).over(agent.get("clock"))
+        return tc.to_dict() if tc.active else None
 
     def fingerprint(self) -> str:
         text = json.dumps(self.defining(), sort_keys=True, separators=(",", ":"))
@@ -71,8 +92,26 @@ class TournamentConfig:
 
     def to_yaml(self) -> str:
         d = {"name": self.name, **self.defining(), "games": self.games, "workers": self.workers}
-        d["agents"] = [{"name": a["agent"], "label": a["label"], "options": a["options"]} for a in self.agents]
+        d["agents"] = [{"name": a["agent"], "label": a["label"], "options": a["options"],
+                        **({"clock": a["clock"]} if a.get("clock") else {})} for a in self.agents]
         return yaml.safe_dump(d, sort_keys=False)
+
+
+class ClockEntry(Strict):
+    """A time control (agents/clock.py TimeControl); in an agent entry, the fields it sets are laid
+    over the tournament's."""
+
+    base_ms: Optional[float] = Field(None, gt=0, description="each seat's game clock at the start, in ms "
+                                                             "(null: no game clock)")
+    increment_ms: float = Field(0, ge=0, description="ms added to the game clock at each of the seat's decisions")
+    move_ms: Optional[float] = Field(None, gt=0, description="the most one decision may take, in ms (null: no "
+                                                             "per-move limit)")
+    overrun: Literal["forfeit", "fallback"] = Field("forfeit", description="forfeit, or fallback (the fallback move "
+                                                                           "is played, the overrun recorded)")
+    fallback: Literal["rulebot", "random", "first"] = Field("rulebot", description="the move played on an overrun "
+                                                                                   "under overrun: fallback")
+    grace_ms: float = Field(1000, ge=0, description="ms past its time that an agent that has not answered is waited "
+                                                    "for before it forfeits as hung")
 
 
 class AgentEntry(Strict):
@@ -82,6 +121,8 @@ class AgentEntry(Strict):
     name: str = Field(description="a registered agent name")
     label: Optional[Name] = Field(None, description="a non-empty string (default: the name)")
     options: Optional[dict[str, Any]] = Field(None, description="a mapping of option: value")
+    clock: Optional[ClockEntry] = Field(None, description="this agent's own time-control fields, over the "
+                                                          "tournament's clock")
 
     @model_validator(mode="before")
     @classmethod
@@ -118,6 +159,7 @@ class TournamentFile(Strict):
     workers: Optional[int] = Field(None, ge=0, description="a number of worker processes (0: none; null: every "
                                                           "core)")
     modules: list[str] = Field([], description="a list of modules to import first (agents of your own)")
+    clock: Optional[ClockEntry] = Field(None, description="the time control of every seat (null: none)")
     agents: list[AgentEntry] = Field(json_schema_extra=_agents_schema,
                                      description="at least num_players agents, labels unique")
 
@@ -192,10 +234,12 @@ def config_from_dict(raw, name: str = "tournament") -> TournamentConfig:
     t = config_schema.validate(TournamentFile, raw, ConfigError)
     return TournamentConfig(
         name=t.name if t.name is not None else name, num_players=t.num_players,
-        agents=[{"label": a.label or a.name, "agent": a.name, "options": a.options or {}} for a in t.agents],
+        agents=[{"label": a.label or a.name, "agent": a.name, "options": a.options or {},
+                 **({"clock": a.clock.model_dump(exclude_unset=True)} if a.clock is not None else {})}
+                for a in t.agents],
         games=t.games, seed=t.seed, variant=t.variant, negotiation=t.negotiation, card_set=t.card_set,
         workers=t.workers if t.workers is not None else os.cpu_count() or 1, modules=list(t.modules),
-        duplicate=t.duplicate)
+        duplicate=t.duplicate, clock=None if t.clock is None else t.clock.model_dump())
 
 
 def load_config(path) -> TournamentConfig:

@@ -8,7 +8,7 @@ from v1919_env.core.vocab import NATIONS
 
 from .stats import SCORE_PARTS, agent_rows, game_counts, seat_win_shares
 
-CSV_COLUMNS = ("agent", "games", "wins", "win_rate", "win_low", "win_high", "forfeits",
+CSV_COLUMNS = ("agent", "games", "wins", "win_rate", "win_low", "win_high", "forfeits", "overruns",
                *(f"mean_{k}" for k in SCORE_PARTS), "mean_rank", "mu", "sigma", "ordinal", "cpu_ms_per_decision",
                "ms_per_decision")
 
@@ -55,6 +55,14 @@ def write_reports(records: list[dict], cfg, out_dir) -> list[dict]:
           "its order can differ from the win rates' (`v1919 ladder` rates with the Luce model, whose order "
           "agrees with them in a balanced schedule; docs/ladder.md). Every figure is "
           "computed from games.jsonl (`v1919 tournament CONFIG --report-only` recomputes it).", ""]
+    clocked = [r for r in records if (r.get("timing") or {}).get("clock")]
+    if clocked:
+        md += ["## Clocks", "",
+               f"{len(clocked)} games on a clock. Overruns (decisions longer than the clock allowed) by agent: "
+               + ", ".join(f"{r['agent']} {r['overruns']}" for r in rows) + "; games forfeited on the clock: "
+               + str(sum(1 for r in clocked if r["result"]["forfeit"] is not None
+                         and ("overran its clock" in r["result"]["forfeit"]["reason"]
+                              or r["result"]["forfeit"]["reason"].endswith(": hung")))) + ".", ""]
     if forfeits:
         md += ["## Forfeits", ""]
         md += [f"- game {r['game']}: {r['result']['forfeit']['label']} (seat {r['result']['forfeit']['seat']}) at step "

@@ -9,6 +9,9 @@
 - mean rank: 1 = first; tied seats share the better rank.
 - ms per decision: the agent's time in act(), wall clock and CPU (this process's), which includes
   loading compiled code at a worker's first decisions.
+- overruns: the agent's decisions that took longer than its clock allowed (agents/clock.py): each
+  one forfeited its game (overrun: forfeit) or was replaced by the fallback move (overrun:
+  fallback), as timing.clock.overruns of the records say.
 - OpenSkill ratings (Plackett-Luce, default mu 25, sigma 25/3): every game, in game-index order,
   updates the seated agents with their ranks; ordinal = mu - 3 sigma.
 """
@@ -50,12 +53,15 @@ def agent_rows(records: list[dict], labels: list[str]) -> list[dict]:
     mean rank, then the config's order). Not by the OpenSkill ordinal: it rates the games in their
     index order and may order agents against their win rates (issue 21), so it is only shown."""
     rows = {lab: {"agent": lab, "games": 0, "wins": 0.0, "forfeits": 0, "completed": 0, "rank_sum": 0,
-                  "decisions": 0, "seconds": 0.0, "cpu_seconds": 0.0, **{f"sum_{k}": 0 for k in SCORE_PARTS}}
+                  "decisions": 0, "seconds": 0.0, "cpu_seconds": 0.0, "overruns": 0,
+                  **{f"sum_{k}": 0 for k in SCORE_PARTS}}
             for lab in labels}
     for rec in records:
         res = rec["result"]
         share = 1.0 / len(res["winners"]) if res["winners"] else 0.0
         timing = rec.get("timing") or {}
+        for ev in (timing.get("clock") or {}).get("overruns", []):
+            rows[rec["seats"][ev["seat"]]["label"]]["overruns"] += 1
         for p, seat in enumerate(rec["seats"]):
             r = rows[seat["label"]]
             r["games"] += 1
@@ -77,7 +83,7 @@ def agent_rows(records: list[dict], labels: list[str]) -> list[dict]:
         lo, hi = wilson_interval(r["wins"], n)
         mu, sigma, ordinal = ratings[lab]
         row = {"agent": lab, "games": n, "wins": r["wins"], "win_rate": r["wins"] / n if n else float("nan"),
-               "win_low": lo, "win_high": hi, "forfeits": r["forfeits"],
+               "win_low": lo, "win_high": hi, "forfeits": r["forfeits"], "overruns": r["overruns"],
                **{f"mean_{k}": r[f"sum_{k}"] / c if c else float("nan") for k in SCORE_PARTS},
                "mean_rank": r["rank_sum"] / n if n else float("nan"), "mu": mu, "sigma": sigma, "ordinal": ordinal,
                **{f"{k}ms_per_decision": 1000 * r[f"{k}seconds"] / r["decisions"] if r["decisions"] else float("nan")

@@ -53,7 +53,8 @@ def make_job(cfg, game_index: int) -> dict:
     return {"game_index": game_index, "seed": game_seed, "agent_seeds": agent_seeds,
             "specs": [cfg.agents[a] for a in seats], "num_players": cfg.num_players, "variant": cfg.variant,
             "negotiation": cfg.negotiation, "card_set": cfg.card_set, "modules": cfg.modules,
-            "tournament": {"name": cfg.name, "fingerprint": cfg.fingerprint()}}
+            "tournament": {"name": cfg.name, "fingerprint": cfg.fingerprint()},
+            "clocks": [cfg.seat_clock(cfg.agents[a]) for a in seats]}
 
 
 class Progress:
@@ -119,9 +120,19 @@ class _Watched(Agent):
         self.agent.reset(seed)
         self.progress.reset_done()
 
+    def set_clock(self, time_left) -> None:
+        set_clock = getattr(self.agent, "set_clock", None)
+        if set_clock is not None:
+            set_clock(time_left)
+
     def act(self, observation, action_mask, game=None):
         self.progress.choosing(self.seat)
         return self.agent.act(observation, action_mask, game)
+
+    def game_over(self, record: dict) -> None:
+        game_over = getattr(self.agent, "game_over", None)
+        if game_over is not None:
+            game_over(record)
 
 
 def init_worker() -> None:
@@ -157,7 +168,10 @@ def play_job(job: dict, progress: Progress | None = None) -> dict:
     rec = run_game(agents, job["specs"], num_players=job["num_players"], seed=job["seed"],
                    variant=job["variant"], negotiation=job["negotiation"], card_set=job["card_set"],
                    agent_seeds=job["agent_seeds"], game_index=job["game_index"], tournament=job["tournament"],
-                   on_move=None if progress is None else progress.on_move)
+                   on_move=None if progress is None else progress.on_move, clocks=job.get("clocks"))
+    hung = ((rec.get("timing") or {}).get("clock") or {}).get("hung")
+    if hung is not None:          # its call still runs in a thread of this process: build a new one next time
+        _AGENTS.pop(json.dumps(job["specs"][hung], sort_keys=True), None)
     if progress is not None:
         progress.idle()
     return rec

@@ -71,3 +71,28 @@ class RecordsHandOff(Agent):
     def act(self, observation, action_mask, game=None):
         RecordsHandOff.seen.append(game)
         return int(np.flatnonzero(action_mask)[0])
+
+
+@register("test_sleeper")
+class Sleeper(Agent):
+    """Plays the first legal action; sleeps `sleep_s` at its decisions number `at` (0-based) and
+    after (`every`: all of them from `at` on, else only that one); `forever`: sleeps an hour there.
+    Keeps what the arena told it of its clock (class-level list `told`)."""
+
+    told: list = []
+
+    def __init__(self, sleep_s: float = 0.2, at: int = 3, every: bool = False, forever: bool = False):
+        self.sleep_s, self.at, self.every, self.forever = float(sleep_s), int(at), bool(every), bool(forever)
+        self.n = 0
+
+    def reset(self, seed=None):
+        self.n = 0
+
+    def act(self, observation, action_mask, game=None):
+        import time
+
+        Sleeper.told.append(self.time_left)
+        k, self.n = self.n, self.n + 1
+        if k == self.at or (self.every and k > self.at):
+            time.sleep(3600 if self.forever else self.sleep_s)
+        return int(np.flatnonzero(action_mask)[0])
