@@ -8,6 +8,7 @@ from .base import (Agent, AgentError, agent_names, agent_options, make_agent, pa
 from . import greedy, ismcts, random_agent, rulebot  # noqa: F401  (register "greedy", "ismcts", "random", "rulebot")
 from . import human, learned  # noqa: F401  (register "human" and "learned"; learned imports torch only when built)
 from . import guided  # noqa: F401  (register "guided": network-guided search, torch only when built)
+from . import process  # noqa: F401  (register "process": a bot command run as a process, docs/protocol.md)
 
 __all__ = ["Agent", "AgentError", "agent_names", "agent_options", "make_agent", "parse_agent_spec", "register",
            "require_game"]

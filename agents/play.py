@@ -112,12 +112,19 @@ def run_game(agents: list[Agent], specs: list[dict], *, num_players: int, seed: 
     for p, (agent, s) in enumerate(zip(agents, seeds)):
         try:
             agent.reset(s)
+            new_game = getattr(agent, "new_game", None)        # an agent that wants its seat (a process bot)
+            if new_game is not None:
+                new_game({"game": int(game_index), "seat": p, "num_players": num_players,
+                          "players": [game.seat_name(q).lower() for q in range(num_players)],
+                          "variant": variant, "negotiation": bool(negotiation), "card_set": game.cards.label,
+                          "clock": None if controls[p] is None else controls[p].to_dict()})
         except QuitGame as e:
             e.game = game
             raise
         except Exception as e:                      # a failing reset forfeits the game before its first move
             forfeit = {"seat": p, "label": specs[p]["label"], "step": 0,
-                       "reason": f"reset raised {type(e).__name__}: {e}", "action": None}
+                       "reason": getattr(e, "forfeit_reason", None) or f"reset raised {type(e).__name__}: {e}",
+                       "action": None}
             break
     buf = np.empty(L.MAX_LEGAL, np.int64)
     hand = hand_off_rng(seed)
@@ -162,9 +169,15 @@ def run_game(agents: list[Agent], specs: list[dict], *, num_players: int, seed: 
             why = (f"did not answer within {told.allowed_ms:.0f} ms (its time) + {clock.control.grace_ms:.0f} ms "
                    f"(the grace): hung")
             a, hung = None, p
+            abort = getattr(agent, "abort", None)   # a process bot: end it (its call then returns)
+            if abort is not None:
+                try:
+                    abort()
+                except Exception:
+                    pass
         except Exception as e:                      # any agent failure forfeits the game
             took = time.perf_counter() - t0
-            why = f"raised {type(e).__name__}: {e}"
+            why = getattr(e, "forfeit_reason", None) or f"raised {type(e).__name__}: {e}"
             a = None
         seconds[p] += took
         cpu[p] += time.process_time() - c0

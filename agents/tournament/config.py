@@ -116,9 +116,17 @@ class ClockEntry(Strict):
 
 class AgentEntry(Strict):
     """A seat's agent: a registered name, a label (unique in the tournament) and its options; a
-    spec string "name:key=value,..." stands for {name, options} labelled by the string itself."""
+    spec string "name:key=value,..." stands for {name, options} labelled by the string itself; or
+    a bot command `cmd` (docs/protocol.md: one process per game, with its limits; `options` are sent
+    to the bot in the hello), labelled by the command unless a label is given."""
 
-    name: str = Field(description="a registered agent name")
+    name: Optional[str] = Field(None, description="a registered agent name (or cmd instead)")
+    cmd: Optional[Name] = Field(None, description="a bot's command line, run as a process per game that speaks "
+                                                  "the bot protocol (docs/protocol.md), instead of name")
+    memory_mb: Optional[int] = Field(None, ge=16, description="a cmd bot's address-space limit in MiB "
+                                                              "(default 4096)")
+    cpu_s: Optional[int] = Field(None, ge=1, description="a cmd bot's CPU-time limit per game in seconds "
+                                                         "(default: none)")
     label: Optional[Name] = Field(None, description="a non-empty string (default: the name)")
     options: Optional[dict[str, Any]] = Field(None, description="a mapping of option: value")
     clock: Optional[ClockEntry] = Field(None, description="this agent's own time-control fields, over the "
@@ -137,6 +145,28 @@ class AgentEntry(Strict):
             raise ValueError(f"expected an agent name, a spec string or a mapping with name/label/options, "
                              f"got {entry!r}")
         return entry
+
+    @model_validator(mode="after")
+    def _name_or_cmd(self):
+        if (self.name is None) == (self.cmd is None):
+            raise ValueError("give either name (a registered agent) or cmd (a bot command), not both or neither")
+        if self.cmd is None and (self.memory_mb is not None or self.cpu_s is not None):
+            raise FieldError("memory_mb" if self.memory_mb is not None else "cpu_s",
+                             "limits apply to bot commands (cmd) only")
+        return self
+
+    def seat(self) -> dict:
+        """The seat spec of the entry: {"label", "agent", "options"} (and "clock" when set)."""
+        if self.cmd is not None:
+            opts = {"cmd": self.cmd, **({"options": self.options} if self.options else {}),
+                    **({"memory_mb": self.memory_mb} if self.memory_mb is not None else {}),
+                    **({"cpu_s": self.cpu_s} if self.cpu_s is not None else {})}
+            spec = {"label": self.label or self.cmd, "agent": "process", "options": opts}
+        else:
+            spec = {"label": self.label or self.name, "agent": self.name, "options": self.options or {}}
+        if self.clock is not None:
+            spec["clock"] = self.clock.model_dump(exclude_unset=True)
+        return spec
 
 
 def _agents_schema(schema: dict) -> None:
@@ -182,12 +212,12 @@ class TournamentFile(Strict):
         except ValueError as e:
             raise FieldError("variant", str(e)) from None
         for k, a in enumerate(self.agents):
-            _check_agent(a, f"agents[{k}]")
+            _check_agent(a.seat(), f"agents[{k}]", cmd=a.cmd is not None)
         n, m = self.num_players, len(self.agents)
         if m < n:
             raise FieldError("agents", f"{m} agent(s) for {n} seats; list at least {n} (the same agent twice needs "
                                        f"two labels, e.g. {{name: random, label: random-2}})")
-        labels = [a.label or a.name for a in self.agents]
+        labels = [a.seat()["label"] for a in self.agents]
         dup = sorted({x for x in labels if labels.count(x) > 1})
         if dup:
             raise FieldError("agents", f"label(s) {', '.join(map(repr, dup))} used twice; give each entry its own "
@@ -201,16 +231,18 @@ class TournamentFile(Strict):
         return self
 
 
-def _check_agent(entry: AgentEntry, where: str) -> None:
+def _check_agent(seat: dict, where: str, cmd: bool = False) -> None:
     """A registered agent that builds with its options, plays without a person and whose options
-    are plain data (they travel to the workers and into the records)."""
-    name, opts = entry.name, entry.options or {}
+    are plain data (they travel to the workers and into the records); a bot command whose
+    executable exists."""
+    name, opts = seat["agent"], seat["options"]
     if name not in agent_names():
         raise FieldError(f"{where}.name", f"unknown agent {name!r}; agents: {', '.join(agent_names())}")
     try:
         agent = make_agent(name, **opts)
     except AgentError as e:
-        raise FieldError(f"{where}.options", str(e)) from None
+        raise FieldError(f"{where}.cmd" if cmd else f"{where}.options",
+                         str(e).removeprefix("agent 'process': option cmd: ")) from None
     except (Exception, SystemExit) as e:       # an agent of a user's module failing in its constructor
         raise FieldError(where, f"building agent {name!r} raised {type(e).__name__}: {e}") from None
     interactive = getattr(agent, "interactive", False)
@@ -234,9 +266,7 @@ def config_from_dict(raw, name: str = "tournament") -> TournamentConfig:
     t = config_schema.validate(TournamentFile, raw, ConfigError)
     return TournamentConfig(
         name=t.name if t.name is not None else name, num_players=t.num_players,
-        agents=[{"label": a.label or a.name, "agent": a.name, "options": a.options or {},
-                 **({"clock": a.clock.model_dump(exclude_unset=True)} if a.clock is not None else {})}
-                for a in t.agents],
+        agents=[a.seat() for a in t.agents],
         games=t.games, seed=t.seed, variant=t.variant, negotiation=t.negotiation, card_set=t.card_set,
         workers=t.workers if t.workers is not None else os.cpu_count() or 1, modules=list(t.modules),
         duplicate=t.duplicate, clock=None if t.clock is None else t.clock.model_dump())

@@ -115,6 +115,8 @@ def test_a_bot_that_sleeps_for_ever_forfeits_as_hung_without_stalling_the_game()
 
 def test_a_search_with_a_time_budget_takes_its_budget_from_the_clock():
     search = make_agent("ismcts", time_ms=2000)
+    g = Game.new(4, seed=5)
+    make_agent("ismcts", iterations=4).act(None, g.action_mask(), g.clone())      # load the compiled search first
     agents = [search] + [make_agent("rulebot") for _ in range(3)]
     specs = [seat_spec("ismcts", {"time_ms": 2000})] + [seat_spec("rulebot")] * 3
     rec = run_game(agents, specs, num_players=4, seed=5,
