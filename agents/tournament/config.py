@@ -148,8 +148,10 @@ class AgentEntry(Strict):
 
     @model_validator(mode="after")
     def _name_or_cmd(self):
-        if (self.name is None) == (self.cmd is None):
-            raise ValueError("give either name (a registered agent) or cmd (a bot command), not both or neither")
+        if self.name is None and self.cmd is None:
+            raise FieldError("name", "missing: give a registered agent name, or cmd (a bot command)")
+        if self.name is not None and self.cmd is not None:
+            raise FieldError("cmd", "give either name (a registered agent) or cmd (a bot command), not both")
         if self.cmd is None and (self.memory_mb is not None or self.cpu_s is not None):
             raise FieldError("memory_mb" if self.memory_mb is not None else "cpu_s",
                              "limits apply to bot commands (cmd) only")

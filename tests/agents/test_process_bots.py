@@ -240,7 +240,7 @@ def test_a_tournament_of_bot_commands_records_each_bots_failures_and_goes_on(tmp
 def test_bot_command_entries_are_checked(tmp_path):
     base = {"name": "c", "num_players": 4, "games": 4, "agents": ["random", "rulebot", "greedy", "random:seed=1"]}
     for entry, err in [({"cmd": "./nope"}, r"agents\[3\]\.cmd: './nope' is not an executable"),
-                       ({"cmd": "x", "name": "random"}, "either name .* or cmd"),
+                       ({"cmd": "x", "name": "random"}, r"agents\[3\]\.cmd: give either name"),
                        ({"name": "random", "memory_mb": 100}, r"agents\[3\]\.memory_mb: limits apply"),
                        ({"cmd": PY, "memory_mb": 1}, r"agents\[3\]\.memory_mb")]:
         with pytest.raises(ConfigError, match=err):
