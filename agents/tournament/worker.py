@@ -120,6 +120,18 @@ class _Watched(Agent):
         self.agent.reset(seed)
         self.progress.reset_done()
 
+    def new_game(self, info: dict) -> None:
+        new_game = getattr(self.agent, "new_game", None)
+        if new_game is not None:
+            self.progress.resetting(self.seat)
+            new_game(info)
+            self.progress.reset_done()
+
+    def abort(self) -> None:
+        abort = getattr(self.agent, "abort", None)
+        if abort is not None:
+            abort()
+
     def set_clock(self, time_left) -> None:
         set_clock = getattr(self.agent, "set_clock", None)
         if set_clock is not None:

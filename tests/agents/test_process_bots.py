@@ -235,6 +235,10 @@ def test_a_tournament_of_bot_commands_records_each_bots_failures_and_goes_on(tmp
         assert f["label"] == "crasher" and "exit code 3" in f["reason"] and f["step"] > 0
     rows = {row["agent"]: row for row in report(c, tmp_path / "out")}
     assert rows["crasher"]["forfeits"] == 4 and rows["c-bot"]["forfeits"] == 0
+    # a worker process hands the bots their new_game (seat, seed) as this process does: the same games
+    play_games(c, tmp_path / "here", workers=0, progress=False)
+    here = {json.loads(x)["game"]: json.loads(x)["actions"] for x in (tmp_path / "here" / "games.jsonl").open()}
+    assert {r["game"]: r["actions"] for r in recs} == here
 
 
 def test_bot_command_entries_are_checked(tmp_path):
