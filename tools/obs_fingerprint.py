@@ -22,6 +22,7 @@ import time
 import numpy as np
 from numba import njit
 
+from v1919_env.core.actions import NUM_ACTIONS
 from v1919_env.core import layout as L
 from v1919_env.core.board import _policy_next
 from v1919_env.core.observe import OBS_SIZE, observe
@@ -46,7 +47,8 @@ def vector_case(num_players: int, opponents, weights, games: int, steps: int, se
         pick = (rng.random(games) * env.G[:, G_NLEGAL]).astype(np.int64)
         acts = env._legal[rows, pick].astype(np.int64)
         if rng.random() < 0.01:                  # now and then an illegal action (episode ends)
-            acts[int(rng.integers(games))] = L.MAX_LEGAL + 1
+            b = int(rng.integers(games))         # an id in range that is not legal (out of range raises)
+            acts[b] = np.setdiff1d(np.arange(NUM_ACTIONS), env._legal[b, :env.G[b, G_NLEGAL]])[0]
         h.update(acts.tobytes())
         obs, rewards, dones, infos = env.step(acts)
         h.update(rewards.tobytes())

@@ -30,7 +30,7 @@ import hashlib
 import os
 from pathlib import Path
 
-from . import compile_log
+from . import compile_log, link_only
 
 
 def _set_cache_dir() -> None:
@@ -83,5 +83,6 @@ def _one_version_per_kernel() -> None:
 
 
 _one_version_per_kernel()
+link_only.install()
 _set_cache_dir()
 compile_log.install()
