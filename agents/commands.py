@@ -57,7 +57,7 @@ def print_game(specs: list[dict], *, num_players: int, seed: int, variant: str =
 
     from .human import QuitGame
     from .play import build_agents, format_move, format_result, run_game
-    from .precompile import precompile
+    from .precompile import after_compile, precompile_game
     from v1919_env.records import replay, write_record
 
     if record_path:
@@ -71,7 +71,8 @@ def print_game(specs: list[dict], *, num_players: int, seed: int, variant: str =
         _err(str(e))
         return 2
     try:
-        precompile(specs, num_players, variant, solitaire)     # a line per stage that compiles, before the game
+        background = precompile_game(specs, num_players, seed, variant, solitaire)   # a line per stage that compiles
+        agents = after_compile(agents, background)
         print(Game.new(num_players, seed=seed, variant=variant, **(solitaire or {})).render())
     except ValueError as e:                 # an unknown variant
         _err(str(e))
@@ -99,6 +100,7 @@ def print_game(specs: list[dict], *, num_players: int, seed: int, variant: str =
     finally:
         for a in agents:
             a.close()
+        background.close()
     print()
     print(replay(rec).render())
     print()

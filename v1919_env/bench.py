@@ -14,9 +14,11 @@ import json
 import math
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 import numpy as np
@@ -54,14 +56,20 @@ _COMPILE_SNIPPET = ("import json, resource, sys, time\n"
                     "'cpu_s': ru.ru_utime + ru.ru_stime}))")
 
 
-def bench_compile(num_players: int = 4, literal_dispatch: bool = False) -> dict:
+COMPILE_MODES = (("numba default", {"V1919_LITERAL_DISPATCH": "1", "V1919_LINK_ONLY": "0"}),
+                 ("one version per kernel", {"V1919_LITERAL_DISPATCH": "", "V1919_LINK_ONLY": "0"}),
+                 ("+ callees linked only", {"V1919_LITERAL_DISPATCH": "", "V1919_LINK_ONLY": "1"}))
+"""The cold compiles `v1919 bench --compile` compares: numba's default dispatch, one compiled version
+per kernel (v1919_env/core/__init__.py), and callees compiled for linking only (core/link_only.py)."""
+
+
+def bench_compile(num_players: int = 4, env_extra: dict | None = None) -> dict:
     """Cold compile of what `v1919 demo` runs (the rules core, then each demo agent's kernels), in a
     new process with an empty cache: per stage the kernels compiled and the seconds, and the whole
-    process's wall-clock and CPU seconds (CPU is steadier on a busy machine). `literal_dispatch`
-    compiles as numba does by default, one version per constant argument and integer width
-    (V1919_LITERAL_DISPATCH=1, v1919_env/core/__init__.py), for the before/after comparison."""
+    process's wall-clock and CPU seconds (CPU is steadier on a busy machine). `env_extra`: one of
+    COMPILE_MODES' environments."""
     with tempfile.TemporaryDirectory() as d:
-        env = dict(os.environ, NUMBA_CACHE_DIR=d, V1919_LITERAL_DISPATCH="1" if literal_dispatch else "")
+        env = dict(os.environ, NUMBA_CACHE_DIR=d, **(env_extra or {}))
         t = time.perf_counter()
         out = subprocess.run([sys.executable, "-c", _COMPILE_SNIPPET, str(num_players)], env=env,
                              capture_output=True, text=True, check=True)
@@ -70,16 +78,61 @@ def bench_compile(num_players: int = 4, literal_dispatch: bool = False) -> dict:
     return res
 
 
-def format_compile(before: dict, after: dict, num_players: int) -> list[str]:
-    """The cold-compile table of `v1919 bench --compile`."""
+_MOVE_LINE = re.compile(r"^\s*\d+  \S")
+
+
+def bench_first_move(num_players: int = 4, timeout: float = 1800.0) -> dict:
+    """`v1919 demo --players N` in a new process with an empty cache (V1919_CACHE): seconds from its
+    start to its first printed move, and to each line it wrote on stderr before (the compile stages);
+    the demo is stopped there."""
+    with tempfile.TemporaryDirectory() as d:
+        env = dict(os.environ, V1919_CACHE=d, PYTHONUNBUFFERED="1")
+        env.pop("NUMBA_CACHE_DIR", None)
+        t0 = time.perf_counter()
+        proc = subprocess.Popen([sys.executable, "-m", "v1919_env.cli", "demo", "--players", str(num_players)],
+                                env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        lines: list[tuple[float, str]] = []
+
+        def read_stderr():
+            for line in proc.stderr:
+                lines.append((time.perf_counter() - t0, line.rstrip()))
+
+        reader = threading.Thread(target=read_stderr, daemon=True)
+        reader.start()
+        first = None
+        try:
+            for line in proc.stdout:
+                if _MOVE_LINE.match(line):
+                    first = (time.perf_counter() - t0, line.rstrip())
+                    break
+                if time.perf_counter() - t0 > timeout:
+                    break
+        finally:
+            proc.kill()
+            proc.wait()
+            reader.join(timeout=5)
+    if first is None:
+        raise RuntimeError("the demo printed no move: " + " / ".join(x for _, x in lines[-5:]))
+    return {"first_move_s": first[0], "first_move": first[1],
+            "stderr": [(round(t, 1), x) for t, x in lines if t <= first[0]]}
+
+
+def format_compile(runs: list[dict], num_players: int, first: dict | None = None) -> list[str]:
+    """The cold-compile table of `v1919 bench --compile` (one column per COMPILE_MODES entry)."""
+    names = [m for m, _ in COMPILE_MODES]
     lines = [f"v1919 bench --compile: cold compile of `v1919 demo --players {num_players}` (a new process, empty "
-             f"cache)", f"  {'stage':<34}{'numba default':>22}{'one version per kernel':>26}"]
-    for b, a in zip(before["stages"], after["stages"]):
-        lines.append(f"  {a['stage']:<34}{b['seconds']:>10.1f} s {b['compiled']:>4} kernels"
-                     f"{a['seconds']:>12.1f} s {a['compiled']:>4} kernels")
+             f"cache)", f"  {'stage':<30}" + "".join(f"{n:>26}" for n in names)]
+    for k, st in enumerate(runs[-1]["stages"]):
+        lines.append(f"  {st['stage'][:30]:<30}" + "".join(
+            f"{r['stages'][k]['seconds']:>12.1f} s {r['stages'][k]['compiled']:>4} kernels" for r in runs))
     for key, what in (("wall_s", "all stages, wall-clock"), ("cpu_s", "the process, CPU")):
-        cut = 100 * (1 - after[key] / before[key])
-        lines.append(f"  {what:<34}{before[key]:>10.1f} s{'':>12}{after[key]:>10.1f} s   (-{cut:.0f}%)")
+        lines.append(f"  {what:<30}" + "".join(f"{r[key]:>24.1f} s" for r in runs)
+                     + f"   ({100 * (runs[-1][key] / runs[0][key] - 1):+.0f}%)")
+    if first is not None:
+        lines.append(f"  first move of `v1919 demo` (a new process, empty cache): {first['first_move_s']:.1f} s "
+                     f"after its start")
+        lines += [f"    {t:>6.1f} s  {x}" for t, x in first["stderr"]]
+        lines.append(f"    {first['first_move_s']:>6.1f} s  {first['first_move'].strip()}")
     return lines
 
 
@@ -601,12 +654,14 @@ def main(args) -> int:
         return 2
     if getattr(args, "compile", False):          # only the cold compile, numba's default against ours
         n = max(2, args.players)
-        _progress("cold compile, numba's default dispatch (a new process, empty cache; minutes)", args.json)
-        before = bench_compile(n, literal_dispatch=True)
-        _progress("cold compile, one version per kernel", args.json)
-        after = bench_compile(n)
-        res = {"num_players": n, "compile_literal_dispatch": before, "compile": after}
-        print(json.dumps(res) if args.json else "\n".join(format_compile(before, after, n)))
+        runs = []
+        for name, env in COMPILE_MODES:
+            _progress(f"cold compile, {name} (a new process, empty cache; a minute or more)", args.json)
+            runs.append(bench_compile(n, env))
+        _progress("the demo's first move (a new process, empty cache)", args.json)
+        first = bench_first_move(n)
+        res = {"num_players": n, "compile": {m: r for (m, _), r in zip(COMPILE_MODES, runs)}, "first_move": first}
+        print(json.dumps(res) if args.json else "\n".join(format_compile(runs, n, first)))
         return 0
     if getattr(args, "vector", False):           # only the vector env figures
         res = {"num_players": args.players, "vector_env": bench_vector_env(args.players, args.seconds)}

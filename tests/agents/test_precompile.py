@@ -117,3 +117,68 @@ def test_builtin_only_skips_the_agents_a_users_module_registers():
     titles = [t for t, _ in P.stages(specs, 3, builtin_only=True)]
     assert titles == ["the rules core", "agent rulebot", "agent random"]
     assert "agent test_exit" in [t for t, _ in P.stages(specs, 3)]
+
+
+# ----------------------------------------------------------------------------- the first move first
+def _record_stages(monkeypatch) -> list[list[str]]:
+    calls: list[list[str]] = []
+    real = P._run_stages
+
+    def run_stages(todo, first=1, total=None):
+        calls.append([t for t, _ in todo])
+        return real(todo, first, total)
+
+    monkeypatch.setattr(P, "_run_stages", run_stages)
+    return calls
+
+
+def test_a_game_compiles_the_first_movers_agent_here_and_the_others_in_a_background_process(monkeypatch):
+    specs = parse_agents_arg("random,rulebot,random,greedy")
+    assert P._first_mover(4, 0, "standard", None) == 1                  # seed 0: the rule bot's seat moves first
+    calls = _record_stages(monkeypatch)
+    monkeypatch.setattr(P, "cores", lambda: 2)
+    bg = P.precompile_game(specs, 4, seed=0)
+    try:
+        assert calls == [["the rules core"], ["agent rulebot"]]
+        assert bg.seats == {0, 2, 3} and bg.titles == ["agent random", "agent greedy"]
+        assert bg.process is not None and bg.process.name == "v1919-precompile"
+        bg.wait()
+        assert bg.process.exitcode == 0
+        wrapped = P.after_compile(["a0", "a1", "a2", "a3"], bg)
+        assert [isinstance(a, P._AfterCompile) for a in wrapped] == [True, False, True, True]
+    finally:
+        bg.close()
+    assert bg.process is None
+
+
+def test_on_one_core_a_game_compiles_everything_here_the_first_movers_agent_first(monkeypatch):
+    calls = _record_stages(monkeypatch)
+    monkeypatch.setattr(P, "cores", lambda: 1)
+    bg = P.precompile_game(parse_agents_arg("random,rulebot,greedy,rulebot"), 4, seed=0)
+    assert calls == [["the rules core"], ["agent rulebot", "agent random", "agent greedy"]]
+    assert bg.process is None and bg.seats == set()
+    bg.wait()
+
+
+def test_an_agent_waits_for_the_background_compile_before_its_first_decision():
+    order = []
+
+    class Fake:
+        exitcode = None
+
+        def join(self):
+            order.append("joined")
+            self.exitcode = 0
+
+    class Agent:
+        needs_game = False
+
+        def act(self, obs, mask, game=None):
+            order.append("act")
+            return 3
+
+    bg = P.Background(Fake(), ["agent x"], {0})
+    a = P.after_compile([Agent()], bg)[0]
+    assert a.needs_game is False                       # everything else is the agent's
+    assert a.act(None, None) == 3 and a.act(None, None) == 3
+    assert order == ["joined", "act", "act"]
