@@ -141,7 +141,7 @@ class RunConfig(Strict):
         if info.data.get("num_players") == 1:
             return reward                 # the solitaire game's rewards: checked with its other fields
         try:
-            reward_weights(reward)
+            reward_weights(reward, nonnegative=True)
         except ValueError as e:
             raise ValueError(str(e).removeprefix("reward: ")) from None
         return reward

@@ -128,7 +128,7 @@ class ExItConfig(Strict):
 
         if v is not None:
             try:
-                reward_weights(v)
+                reward_weights(v, nonnegative=True)
             except ValueError as e:
                 raise ValueError(str(e).removeprefix("reward: ")) from None
         return v

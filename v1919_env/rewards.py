@@ -78,10 +78,11 @@ def terminal_rewards(scores: list[dict], kind: str = "win_loss") -> list[float]:
     return out
 
 
-def reward_weights(reward) -> dict[str, float]:
+def reward_weights(reward, nonnegative: bool = False) -> dict[str, float]:
     """A reward spec (a kind name, or a mapping {kind: weight} for a weighted sum, e.g. win_loss plus
     a score-margin shaping term) as {kind: weight}; ValueError names what is wrong. Weights are finite
-    numbers, not all zero (a negative one is allowed here: the training configs refuse it)."""
+    numbers, not all zero; `nonnegative` (the training configs) refuses a negative one, which would
+    train an agent to lose."""
     if isinstance(reward, str):
         reward = {reward: 1.0}
     if not isinstance(reward, Mapping) or not reward:
@@ -92,6 +93,8 @@ def reward_weights(reward) -> dict[str, float]:
             raise ValueError(f"reward kind {k!r} is unknown; kinds: {', '.join(REWARD_KINDS)}")
         if isinstance(w, bool) or not isinstance(w, (int, float)) or not math.isfinite(w):
             raise ValueError(f"reward weight of {k!r} must be a finite number, got {w!r}")
+        if nonnegative and w < 0:
+            raise ValueError(f"reward weight of {k!r} must be 0 or more (a negative weight trains to lose), got {w!r}")
         out[k] = float(w)
     if not any(out.values()):
         raise ValueError(f"reward: at least one weight must be nonzero, got {dict(reward)!r}")

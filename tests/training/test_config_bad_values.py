@@ -39,7 +39,7 @@ def test_an_empty_config_file_is_refused(tmp_path, load, text):
     ({"evaluation": {"deterministic": "yes"}}, "evaluation.deterministic: expected true or false, got 'yes'"),
     ({"evaluation": {"rulebot": "yes"}}, "evaluation.rulebot: unknown key; known: every_"),
     ({"evaluation": {"opponents": "random"}}, "evaluation.opponents: expected a list of agent specs"),
-    ({"reward": {"win_loss": 1.0, "score_margin": -0.5}}, "reward: reward weight of 'score_margin' must be a finite"),
+    ({"reward": {"win_loss": 1.0, "score_margin": -0.5}}, "reward: reward weight of 'score_margin' must be 0 or more"),
     ({"reward": {"win_loss": float("nan")}}, "reward: reward weight of 'win_loss' must be a finite"),
     ({"num_players": True}, "num_players: expected "),
     ({"opponents": {"random": True}}, "opponents.random: expected a number, got True"),

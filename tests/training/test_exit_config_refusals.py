@@ -43,7 +43,7 @@ def test_the_cli_exits_at_once_with_one_line(tmp_path):
 
 @pytest.mark.parametrize("raw, field", [
     ({"evaluation": {"rulebot": "yes"}}, "evaluation.rulebot"), ({"gamma": math.nan}, "gamma"),
-    ({"reward": "bogus"}, "reward"), ({"search": 3}, "search"), ({"fit": {"epochs": True}}, "fit.epochs"),
+    ({"reward": "bogus"}, "reward"), ({"reward": {"win_loss": 1, "rank": -0.5}}, "reward"), ({"search": 3}, "search"), ({"fit": {"epochs": True}}, "fit.epochs"),
     ({"seed": -1}, "seed"), ({"torch_threads": 0}, "torch_threads")])
 def test_bad_values_are_refused_naming_the_field(raw, field):
     with pytest.raises(ExItConfigError, match=rf"^{field}: "):
