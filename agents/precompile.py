@@ -163,7 +163,9 @@ def precompile_game(specs: list[dict], num_players: int, seed: int, variant: str
     core), the other built-in agents, else here after them. Returns the background compile
     (`after_compile`)."""
     plan = _plan(specs, num_players, variant, solitaire)
-    aside = [st for st in plan[1:] if all(is_builtin(specs[p]["agent"]) for p in st[2])] if cores() >= 2 else []
+    aside = [st for st in plan[1:] if all(is_builtin(specs[p]["agent"]) for p in st[2])]
+    if cores() < 2 or len(plan) < 3:        # one agent stage: the first mover's, compiled here
+        aside = []
     process = None
     if aside:
         process = multiprocessing.get_context("spawn").Process(

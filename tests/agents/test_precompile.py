@@ -182,3 +182,10 @@ def test_an_agent_waits_for_the_background_compile_before_its_first_decision():
     assert a.needs_game is False                       # everything else is the agent's
     assert a.act(None, None) == 3 and a.act(None, None) == 3
     assert order == ["joined", "act", "act"]
+
+
+def test_one_agent_in_every_seat_needs_no_background_process(monkeypatch):
+    calls = _record_stages(monkeypatch)
+    monkeypatch.setattr(P, "cores", lambda: 2)
+    bg = P.precompile_game(parse_agents_arg("random,random,random"), 3, seed=0)
+    assert calls == [["the rules core"], ["agent random"]] and bg.process is None
