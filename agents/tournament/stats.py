@@ -108,3 +108,39 @@ def game_counts(records: list[dict]) -> dict:
             "forfeited": sum(r["result"]["forfeit"] is not None for r in records),
             "truncated": sum(bool(r["result"]["truncated"]) for r in records),
             "shared_wins": sum(len(r["result"]["winners"]) > 1 for r in records)}
+
+
+def chi2_sf_3(x: float) -> float:
+    """P(X >= x) for a chi-square variable with 3 degrees of freedom (closed form)."""
+    if x <= 0:
+        return 1.0
+    return math.erfc(math.sqrt(x / 2)) + math.sqrt(2 * x / math.pi) * math.exp(-x / 2)
+
+
+def equal_shares_test(records: list[dict], labels: list[str]) -> dict:
+    """Do the agents `labels` (copies of one agent, or any agents that play the same number of
+    games) win equal shares? Pearson's chi-square of their wins (shared wins split) against equal
+    shares of the wins they took together; the p-value in closed form for 4 agents (3 degrees of
+    freedom), else from scipy. Returns {"wins", "games", "shares", "chi2", "df", "p"}."""
+    wins = {lab: 0.0 for lab in labels}
+    games = {lab: 0 for lab in labels}
+    for rec in records:
+        res = rec["result"]
+        for p, seat in enumerate(rec["seats"]):
+            if seat["label"] in wins:
+                games[seat["label"]] += 1
+                if p in res["winners"]:
+                    wins[seat["label"]] += 1.0 / len(res["winners"])
+    total = sum(wins.values())
+    expected = total / len(labels)
+    chi2 = sum((w - expected) ** 2 / expected for w in wins.values()) if expected > 0 else 0.0
+    df = len(labels) - 1
+    if df == 3:
+        p = chi2_sf_3(chi2)
+    else:
+        from scipy.stats import chi2 as chi2_dist
+
+        p = float(chi2_dist.sf(chi2, df))
+    return {"wins": wins, "games": games, "shares": {k: w / games[k] if games[k] else float("nan")
+                                                       for k, w in wins.items()},
+            "chi2": chi2, "df": df, "p": p}
