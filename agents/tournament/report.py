@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import csv
+import json
 from pathlib import Path
 
 from v1919_env.core.vocab import NATIONS
 
-from .stats import SCORE_PARTS, agent_rows, game_counts, seat_win_shares
+from .stats import SCORE_PARTS, agent_rows, equal_shares_test, game_counts, seat_win_shares
 
 CSV_COLUMNS = ("agent", "games", "wins", "win_rate", "win_low", "win_high", "forfeits", "overruns",
                *(f"mean_{k}" for k in SCORE_PARTS), "mean_rank", "mu", "sigma", "ordinal", "cpu_ms_per_decision",
@@ -55,6 +56,14 @@ def write_reports(records: list[dict], cfg, out_dir) -> list[dict]:
           "its order can differ from the win rates' (`v1919 ladder` rates with the Luce model, whose order "
           "agrees with them in a balanced schedule; docs/ladder.md). Every figure is "
           "computed from games.jsonl (`v1919 tournament CONFIG --report-only` recomputes it).", ""]
+    kinds = {(a["agent"], json.dumps(a["options"], sort_keys=True)) for a in cfg.agents}
+    if len(kinds) == 1 and len(cfg.agents) == cfg.num_players == 4 and records:
+        t = equal_shares_test(records, cfg.labels)
+        md += ["## Copies of one agent", "",
+               "The agents are copies of one agent, so they should win equal shares: "
+               + ", ".join(f"{lab} {100 * t['shares'][lab]:.1f}%" for lab in cfg.labels)
+               + f"; Pearson's chi-square of equal shares {t['chi2']:.2f} on {t['df']} degrees of freedom, "
+                 f"p = {t['p']:.3g} (docs/tournaments.md, 'Equal agents, equal results').", ""]
     clocked = [r for r in records if (r.get("timing") or {}).get("clock")]
     if clocked:
         md += ["## Clocks", "",

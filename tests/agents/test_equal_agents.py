@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from scipy.stats import chi2
 
-from agents.tournament import config_from_dict, finished_games, play_games
+from agents.tournament import config_from_dict, finished_games, play_games, report
 from agents.tournament.stats import chi2_sf_3, equal_shares_test
 
 LABELS = [f"c{k}" for k in range(4)]
@@ -20,7 +20,14 @@ def _copies(tmp_path, entries, games: int, workers: int, seed: int = 33) -> dict
     play_games(cfg, tmp_path / "out", progress=False)
     recs = finished_games(cfg, tmp_path / "out")
     assert len(recs) == games
-    return equal_shares_test(recs, LABELS)
+    t = equal_shares_test(recs, LABELS)
+    report(cfg, tmp_path / "out")
+    md = (tmp_path / "out" / "results.md").read_text()
+    copies = all(e == entries[0] for e in entries)
+    assert ("## Copies of one agent" in md) == copies
+    if copies:
+        assert f"p = {t['p']:.3g}" in md
+    return t
 
 
 def _record(winners, labels):
