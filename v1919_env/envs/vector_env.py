@@ -71,8 +71,8 @@ from v1919_env.envs.solitaire_features import SOLO_FEATURES, SOLO_HIGH, SOLO_REW
 from v1919_env.rewards import REWARD_KINDS, reward_weights  # noqa: F401  (reward_weights: re-exported)
 from v1919_env.envs import vector_kernels as K
 from v1919_env.seating import parse_seating, seating_names
-from v1919_env.envs.vector_kernels import (COMPILED_POLICIES, LEARNER, external_code, observe_rows, vector_continue,
-                                           vector_reset, vector_step)
+from v1919_env.envs.vector_kernels import (COMPILED_POLICIES, LEARNER, external_code, first_out_of_range, observe_rows,
+                                           vector_continue, vector_reset, vector_step)
 
 
 class VectorEnv:
@@ -294,12 +294,12 @@ class VectorEnv:
         if a.dtype.kind not in "iu" or a.shape != (self.num_envs,):
             raise IllegalActionError(f"actions must be {self.num_envs} integer action ids (one per game), got "
                                      f"dtype {a.dtype} with shape {a.shape}")
-        out_of_range = (a < 0) | (a >= NUM_ACTIONS)      # the README's action rule, as Game.step and the single env
-        if out_of_range.any():
-            b = int(np.flatnonzero(out_of_range)[0])
+        a64 = a.astype(np.int64, copy=False)            # a uint64 beyond 2**63 wraps negative: refused too
+        b = first_out_of_range(a64, NUM_ACTIONS)        # the README's action rule, as Game.step and the single env
+        if b >= 0:
             raise IllegalActionError(f"game {b}: action id {int(a[b])} is out of range 0..{NUM_ACTIONS - 1} "
                                      f"(no game was stepped)")
-        a = a.astype(np.int64, copy=False)
+        a = a64
         obs, masks = self._next_buffers()
         if vector_step(self.S, self.T, a, *self._kernel_args(obs, masks)):
             self._play_externals(obs, masks)

@@ -273,6 +273,16 @@ def vector_reset(S, T, cfg, pool_codes, pool_cum, ep_rng, kinds, weights, penalt
 
 
 @njit(cache=True, _nrt=False)
+def first_out_of_range(actions, n):
+    """The first game whose action id is outside 0..n-1, or -1 (the README's action rule, checked
+    before any game is stepped: a numpy check took 2% of a 64-game step, this 0.2%)."""
+    for b in range(actions.shape[0]):
+        if actions[b] < 0 or actions[b] >= n:
+            return b
+    return -1
+
+
+@njit(cache=True, _nrt=False)
 def vector_step(S, T, actions, cfg, pool_codes, pool_cum, ep_rng, kinds, weights, penalty, pol, rng, G, obs, masks,
                 rewards, ends, fin_obs, fin_pol, fin_scores, legal_ids):
     """One learner action per game (actions[b]), everything else of the vector step in one call
