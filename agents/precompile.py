@@ -16,6 +16,7 @@ first: the rules core and the agent of the seat that moves first. The other agen
 at the same time in a background process on another core (numba's disk cache is shared between
 processes); an agent waits for it before its first decision (`after_compile`). The first move of
 `v1919 demo` on an empty cache comes after the rules core and the rule bot, not after every agent.
+With the rules core already cached (a warm cache) or one core, every stage runs here.
 """
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ from collections.abc import Callable
 import numpy as np
 from numba.core import event
 
-from v1919_env.core import compile_log
+from v1919_env.core import compile_log, is_compiled
 from v1919_env.game import Game
 
 from .base import is_builtin, make_agent
@@ -164,7 +165,7 @@ def precompile_game(specs: list[dict], num_players: int, seed: int, variant: str
     (`after_compile`)."""
     plan = _plan(specs, num_players, variant, solitaire)
     aside = [st for st in plan[1:] if all(is_builtin(specs[p]["agent"]) for p in st[2])]
-    if cores() < 2 or len(plan) < 3:        # one agent stage: the first mover's, compiled here
+    if cores() < 2 or len(plan) < 3 or is_compiled():   # one agent stage (the first mover's), or a warm cache
         aside = []
     process = None
     if aside:

@@ -137,6 +137,7 @@ def test_a_game_compiles_the_first_movers_agent_here_and_the_others_in_a_backgro
     assert P._first_mover(4, 0, "standard", None) == 1                  # seed 0: the rule bot's seat moves first
     calls = _record_stages(monkeypatch)
     monkeypatch.setattr(P, "cores", lambda: 2)
+    monkeypatch.setattr(P, "is_compiled", lambda: False)              # as on a first run
     bg = P.precompile_game(specs, 4, seed=0)
     try:
         assert calls == [["the rules core"], ["agent rulebot"]]
@@ -187,5 +188,14 @@ def test_an_agent_waits_for_the_background_compile_before_its_first_decision():
 def test_one_agent_in_every_seat_needs_no_background_process(monkeypatch):
     calls = _record_stages(monkeypatch)
     monkeypatch.setattr(P, "cores", lambda: 2)
+    monkeypatch.setattr(P, "is_compiled", lambda: False)
     bg = P.precompile_game(parse_agents_arg("random,random,random"), 3, seed=0)
     assert calls == [["the rules core"], ["agent random"]] and bg.process is None
+
+
+def test_a_warm_cache_needs_no_background_process(monkeypatch):
+    calls = _record_stages(monkeypatch)
+    monkeypatch.setattr(P, "cores", lambda: 2)
+    monkeypatch.setattr(P, "is_compiled", lambda: True)
+    bg = P.precompile_game(parse_agents_arg("random,rulebot,greedy,rulebot"), 4, seed=0)
+    assert calls == [["the rules core"], ["agent rulebot", "agent random", "agent greedy"]] and bg.process is None
