@@ -3,6 +3,7 @@ process.
 
     python -m agents.process.client rulebot
     python -m agents.process.client "ismcts:iterations=200"
+    python -m agents.process.client --module mybots mybot     # an agent your module registers
     # in a tournament config:  {cmd: "python -m agents.process.client ismcts:iterations=200", label: ismcts-proc}
 
 It answers the arena's hello with the agent's name (the hello's `options` are laid over the spec's),
@@ -20,7 +21,7 @@ import os
 import sys
 
 
-def serve(spec: str, stdin=None, stdout=None) -> int:
+def serve(spec: str, stdin=None, stdout=None, modules=()) -> int:
     """Speak the protocol as the agent `spec` until quit; returns the exit status."""
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     import numpy as np
@@ -33,6 +34,10 @@ def serve(spec: str, stdin=None, stdout=None) -> int:
     from ..clock import TimeLeft
     from . import protocol as P
 
+    import importlib
+
+    for m in modules:                        # modules that register agents of your own
+        importlib.import_module(m)
     stdin = stdin or sys.stdin.buffer
     stdout = stdout or sys.stdout.buffer
     name, opts = parse_agent_spec(spec)
@@ -85,9 +90,11 @@ def serve(spec: str, stdin=None, stdout=None) -> int:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m agents.process.client", description=__doc__.split("\n\n")[0])
     ap.add_argument("agent", help="an agent spec, 'name' or 'name:key=value,...'")
+    ap.add_argument("--module", action="append", default=[], help="a module to import first (it registers "
+                                                                  "agents of your own); repeatable")
     a = ap.parse_args(argv)
     try:
-        return serve(a.agent)
+        return serve(a.agent, modules=a.module)
     except Exception as e:           # noqa: BLE001  (a bot says why it stops, on stderr, and exits 1)
         print(f"client: {type(e).__name__}: {e}", file=sys.stderr)
         return 1

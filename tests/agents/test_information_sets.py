@@ -176,3 +176,44 @@ def test_hand_off_draws_from_the_arenas_generator():
     r1, r2 = hand_off_rng(9), hand_off_rng(9)
     assert hand_off(g, 0, r1) == hand_off(g, 0, r2)
     assert hand_off(g, 0, r1) != hand_off(g, 0, hand_off_rng(10))
+
+
+def _frame_cheater_match(make, games: int) -> float:
+    wins = 0.0
+    for k in range(games):
+        seat = k % 4
+        agents = [RuleBotAgent() for _ in range(4)]
+        agents[seat] = make()
+        specs = [seat_spec("rulebot")] * 4
+        specs[seat] = seat_spec("test_frame_cheater")
+        rec = run_game(agents, specs, num_players=4, seed=5000 + k)
+        assert rec["result"]["forfeit"] is None, rec["result"]["forfeit"]
+        w = rec["result"]["winners"]
+        wins += (seat in w) / len(w)
+    return wins
+
+
+def test_in_process_a_bot_can_still_reach_the_real_game_through_the_interpreter():
+    """The limit of any in-process interface (docs/tournaments.md): a bot that walks the
+    interpreter's frames finds the real game and wins with it. Out of process it cannot (below)."""
+    from helpers.arena_bots import FrameCheater
+
+    FrameCheater.found = 0
+    wins = _frame_cheater_match(FrameCheater, 8)
+    assert FrameCheater.found > 0 and wins >= 6
+
+
+def test_out_of_process_the_cheater_has_no_path_to_the_real_game(monkeypatch):
+    """The same cheater as a bot process (the reference client): it is handed only the protocol's
+    messages, finds no other game, and wins no more than its honest twin on the same deals."""
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    monkeypatch.setenv("PYTHONPATH", f"{root}:{root / 'tests'}")
+    cmd = [sys.executable, "-m", "agents.process.client", "--module", "helpers.arena_bots", "test_frame_cheater"]
+    games = 12
+    cheat = _frame_cheater_match(lambda: make_agent("process", cmd=cmd), games)
+    honest = _match(True, games)
+    assert wilson_interval(cheat, games)[0] <= wilson_interval(honest, games)[1], (cheat, honest)
+    assert cheat <= games // 3
