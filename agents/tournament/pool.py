@@ -131,6 +131,8 @@ class ProcessPool(Executor):
                 busy = [w for w in pool if w.job is not None]
                 # a timeout: a signal that another thread (tqdm's monitor) took does not interrupt the wait
                 ready = wait([w.conn for w in busy] + [w.proc.sentinel for w in busy], timeout=1.0)
+                for w in busy:
+                    w.kill_if_overdue()
                 for k, w in enumerate(pool):
                     if w.job is not None and (w.conn in ready or w.proc.sentinel in ready):
                         with signals.held():
@@ -162,6 +164,15 @@ class WorkerProcess:
         progress.reset()
         self.proc = ctx.Process(target=target, args=(self._child, progress, *args), name="v1919-tournament-worker")
         self.job = None
+        self.overdue = False
+
+    def kill_if_overdue(self) -> bool:
+        """Kill the process if its agent is choosing past its clock's deadline (Progress.overdue):
+        a hang its own thread could not give up; its game is then forfeited as hung."""
+        if self.job is not None and not self.overdue and self.progress.overdue() and self.proc.exitcode is None:
+            self.overdue = True
+            self.proc.kill()
+        return self.overdue
 
     def successor(self) -> "WorkerProcess":
         """A new worker process in this one's slot (its Progress), not started."""
@@ -198,7 +209,7 @@ class WorkerProcess:
         if not self.progress.is_ready:
             raise TournamentError(f"a worker process died while starting ({death(self.proc.exitcode)}); the error "
                                   f"it printed says why")
-        return dead_worker_outcome(self.job, self.progress, self.proc.exitcode)
+        return dead_worker_outcome(self.job, self.progress, self.proc.exitcode, overdue=self.overdue)
 
 
 @contextmanager

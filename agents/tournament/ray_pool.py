@@ -220,7 +220,8 @@ class GameHost:
 
         w = self.worker
         w.give(job)
-        wait([w.conn, w.proc.sentinel])
+        while not wait([w.conn, w.proc.sentinel], timeout=0.5):
+            w.kill_if_overdue()                 # a clocked choice hung where its thread cannot give it up
         answer = w.answer()
         if answer is None:
             answer = w.outcome_of_death()

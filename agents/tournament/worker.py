@@ -19,6 +19,7 @@ import json
 import os
 import signal
 import sys
+import time
 
 import numpy as np
 
@@ -31,7 +32,8 @@ _AGENTS: dict[str, object] = {}          # per process: seat spec (as JSON) -> a
 
 # Progress phases: where a worker is in its game
 IDLE, BUILDING, CHOOSING, STEPPING, RESETTING = 0, 1, 2, 3, 4
-_READY, _GAME, _TAKEN, _PHASE, _SEAT, _HEADER = 0, 1, 2, 3, 4, 5    # slots of the shared array, then action ids
+_READY, _GAME, _TAKEN, _PHASE, _SEAT, _DEADLINE, _HEADER = 0, 1, 2, 3, 4, 5, 6    # slots, then action ids
+WATCHDOG_MARGIN_S = 2.0     # past a clocked choice's time + grace, the parent kills a worker still choosing
 
 
 def game_seeds(base_seed: int, game_index: int, n_seats: int, duplicate: bool = False) -> tuple[int, list[int]]:
@@ -68,7 +70,7 @@ class Progress:
         self.reset()
 
     def reset(self) -> None:
-        self.buf[_READY], self.buf[_GAME], self.buf[_PHASE] = 0, -1, IDLE
+        self.buf[_READY], self.buf[_GAME], self.buf[_PHASE], self.buf[_DEADLINE] = 0, -1, IDLE, 0
 
     def ready(self) -> None:
         """The worker process is up (it can take jobs)."""
@@ -87,16 +89,27 @@ class Progress:
         self.buf[_PHASE] = RESETTING
 
     def reset_done(self) -> None:
+        self.buf[_DEADLINE] = 0
         self.buf[_PHASE] = BUILDING
 
-    def choosing(self, seat: int) -> None:
+    def choosing(self, seat: int, deadline_s: float | None = None) -> None:
+        """The agent of `seat` chooses; `deadline_s` (time.monotonic, shared by the processes of a
+        machine): when the parent may kill this worker if it is still choosing (a clocked choice
+        that hangs where its thread cannot be given up, e.g. in C code holding the interpreter)."""
         self.buf[_SEAT] = seat
+        self.buf[_DEADLINE] = 0 if deadline_s is None else int(deadline_s * 1000)
         self.buf[_PHASE] = CHOOSING
+
+    def overdue(self) -> bool:
+        """Choosing past the deadline of a clocked choice (see `choosing`)."""
+        d = self.buf[_DEADLINE]
+        return self.buf[_PHASE] == CHOOSING and d > 0 and time.monotonic() * 1000 > d
 
     def on_move(self, game, step: int, seat: int, action: int) -> None:
         """run_game's hook, called when an action is legal, before the engine applies it."""
         self.buf[_HEADER + step] = action
         self.buf[_TAKEN] = step + 1
+        self.buf[_DEADLINE] = 0
         self.buf[_PHASE] = STEPPING
 
     def idle(self) -> None:
@@ -128,20 +141,30 @@ class _Watched(Agent):
             self.progress.reset_done()
 
     def abort(self) -> None:
+        """The arena gave up a hung choice (run_game): no watchdog for it any more."""
+        self.progress.reset_done()
         abort = getattr(self.agent, "abort", None)
         if abort is not None:
             abort()
 
+    grace_ms = 1000.0           # the clock's grace (play_job sets each seat's)
+
     def set_clock(self, time_left) -> None:
+        self._told = time_left
         set_clock = getattr(self.agent, "set_clock", None)
         if set_clock is not None:
             set_clock(time_left)
 
     def act(self, observation, action_mask, game=None):
-        self.progress.choosing(self.seat)
+        told = getattr(self, "_told", None)
+        deadline = None
+        if told is not None and told.allowed_ms is not None:
+            deadline = time.monotonic() + (told.allowed_ms + self.grace_ms) / 1000.0 + WATCHDOG_MARGIN_S
+        self.progress.choosing(self.seat, deadline)
         return self.agent.act(observation, action_mask, game)
 
     def game_over(self, record: dict) -> None:
+        self.progress.reset_done()
         game_over = getattr(self.agent, "game_over", None)
         if game_over is not None:
             game_over(record)
@@ -177,6 +200,9 @@ def play_job(job: dict, progress: Progress | None = None) -> dict:
     agents = [_agent(spec) for spec in job["specs"]]
     if progress is not None:
         agents = [_Watched(a, seat, progress) for seat, a in enumerate(agents)]
+        for w, c in zip(agents, job.get("clocks") or [None] * len(agents)):
+            if c is not None:
+                w.grace_ms = float(c.get("grace_ms", 1000.0))
     rec = run_game(agents, job["specs"], num_players=job["num_players"], seed=job["seed"],
                    variant=job["variant"], negotiation=job["negotiation"], card_set=job["card_set"],
                    agent_seeds=job["agent_seeds"], game_index=job["game_index"], tournament=job["tournament"],
@@ -245,7 +271,8 @@ def death(exitcode: int | None) -> str:
     return f"exit code {exitcode}"
 
 
-def dead_worker_outcome(job: dict, progress: Progress, exitcode: int | None) -> tuple[str, object]:
+def dead_worker_outcome(job: dict, progress: Progress, exitcode: int | None,
+                        overdue: bool = False) -> tuple[str, object]:
     """What to do with the game of a worker process that died: ("done", record) when an agent was
     choosing or resetting for the game (that seat forfeits at that step, like an agent that raised),
     else ("failed", message) (the engine or the harness: the game is not recorded and a rerun plays
@@ -260,6 +287,10 @@ def dead_worker_outcome(job: dict, progress: Progress, exitcode: int | None) -> 
         where = {BUILDING: "while building the agents or the game", STEPPING: "while the engine applied an action",
                  IDLE: "after the game ended"}[phase]
         return "failed", f"the worker process died {where} ({how})"
+    if overdue:
+        return "done", _forfeit_record(job, actions, seat, f"did not answer within its time and the grace, in code "
+                                                           f"that could not be interrupted: hung (its worker process "
+                                                           f"was {how.replace('killed by', 'killed with')})")
     return "done", _forfeit_record(job, actions, seat, f"its worker process died while it was choosing ({how})")
 
 

@@ -188,3 +188,26 @@ def test_the_clock_config_is_checked_field_by_field(tmp_path):
         with pytest.raises(ConfigError, match=field.replace("[", r"\[").replace("]", r"\]")):
             load_config(_write(tmp_path, {**base, **bad}))
     assert np.isfinite(clocked.seat_clock(clocked.agents[0])["base_ms"])
+
+
+def test_a_bot_hung_in_code_that_holds_the_interpreter_is_killed_with_its_worker(tmp_path):
+    """A clocked choice that hangs in C code holding the interpreter lock cannot be given up by its
+    thread: the parent kills the worker process past the time + grace + a margin, the seat forfeits
+    as hung, a fresh worker plays on."""
+    cfg = load_config(_write(tmp_path, {
+        "name": "gil", "num_players": 4, "games": 4, "seed": 2, "workers": 1, "modules": ["helpers.arena_bots"],
+        "clock": {"move_ms": 100, "grace_ms": 200},
+        "agents": [{"name": "test_gil_hog", "options": {"at": 2}}, "random", "rulebot",
+                   {"name": "random", "label": "random-2"}]}))
+    import threading
+
+    done = {}
+    t = threading.Thread(target=lambda: done.update(run=play_games(cfg, tmp_path / "out", progress=False)), daemon=True)
+    t.start()
+    t.join(90)
+    assert not t.is_alive(), "the tournament stalled on the hung bot"
+    assert done["run"]["played"] == 4 and not done["run"]["failed"]
+    for line in (tmp_path / "out" / "games.jsonl").read_text().splitlines():
+        f = json.loads(line)["result"]["forfeit"]
+        assert f["label"] == "test_gil_hog" and "could not be interrupted: hung" in f["reason"], f
+        assert "killed with SIGKILL" in f["reason"]

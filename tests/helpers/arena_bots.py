@@ -129,3 +129,23 @@ class FrameCheater(PeekingRollout):
             FrameCheater.found += 1
             game = real.clone()
         return super().act(observation, action_mask, game)
+
+
+@register("test_gil_hog")
+class GilHog(Agent):
+    """Plays the first legal action; at its decision number `at` it runs a regular expression that
+    backtracks for ever inside C code holding the interpreter lock: its thread cannot be given up."""
+
+    def __init__(self, at: int = 2):
+        self.at, self.n = int(at), 0
+
+    def reset(self, seed=None):
+        self.n = 0
+
+    def act(self, observation, action_mask, game=None):
+        import re
+
+        k, self.n = self.n, self.n + 1
+        if k == self.at:
+            re.match(r"(a+)+$", "a" * 60 + "b")
+        return int(np.flatnonzero(action_mask)[0])
