@@ -159,13 +159,15 @@ def cores() -> int:
 
 def precompile_game(specs: list[dict], num_players: int, seed: int, variant: str = "standard",
                     solitaire: dict | None = None) -> Background:
-    """Compile for one game with these seats (see the module docstring): here, the rules core and
-    the first mover's agent; in a background process started first (on a machine with a second
-    core), the other built-in agents, else here after them. Returns the background compile
-    (`after_compile`)."""
+    """Compile for one game with these seats (see the module docstring): here, what the first move
+    needs (the rules core's new game, observation and step; the first mover's agent); in a
+    background process started first (on a machine with a second core and no cached rules core),
+    the other built-in agents and the rest of the rules core (the legal-action list, the scores),
+    else here after them. Returns the background compile (`after_compile`)."""
     plan = _plan(specs, num_players, variant, solitaire)
-    aside = [st for st in plan[1:] if all(is_builtin(specs[p]["agent"]) for p in st[2])]
-    if cores() < 2 or len(plan) < 3 or is_compiled():   # one agent stage (the first mover's), or a warm cache
+    agent_stages = plan[1:]
+    aside = [st for st in agent_stages if all(is_builtin(specs[p]["agent"]) for p in st[2])]
+    if cores() < 2 or len(agent_stages) < 2 or is_compiled():   # one agent (the first mover's), or a warm cache
         aside = []
     process = None
     if aside:
@@ -173,18 +175,35 @@ def precompile_game(specs: list[dict], num_players: int, seed: int, variant: str
             target=_background_main, daemon=True, name="v1919-precompile",
             args=([(specs[st[2][0]], st[2]) for st in aside], num_players, seed, variant, solitaire))
         process.start()
-    _run_stages([plan[0][:2]], total=len(plan))
-    first = _first_mover(num_players, seed, variant, solitaire)
-    mine = [st for st in plan[1:] if first in st[2]]
+    total = 2 + len(agent_stages) - len(aside)      # the rules core, the other agents here, and one more: the first
+                                                    # mover's agent (from aside) or the rest of the core
+
+    def new_game() -> Game:
+        return Game.new(num_players, seed=seed, variant=variant, **(solitaire or {}))
+
+    _run_stages([("the rules core", lambda: _rules_first_move(new_game))], total=total)
+    first = new_game().current_player
+    mine = [st for st in agent_stages if first in st[2]]
     aside = [st for st in aside if first not in st[2]]
     background = Background(process, [st[0] for st in aside], {p for st in aside for p in st[2]})
     if aside:
-        logger.info(f"compiling {', '.join(st[0] for st in aside)} in a background process meanwhile")
-    else:
+        logger.info(f"compiling {', '.join(st[0] for st in aside)} and the rest of the rules core in a "
+                    f"background process meanwhile")
+    here = [st[:2] for st in mine + [st for st in agent_stages if st not in aside and st not in mine]]
+    if process is None:
+        here.append(("the rest of the rules core", plan[0][1]))
+    elif not aside:
         background.close()              # it had only the first mover's agent, compiled here
-    here = [st for st in plan[1:] if st not in aside and st not in mine]
-    _run_stages([st[:2] for st in mine + here], first=2, total=len(plan))
+        here.append(("the rest of the rules core", plan[0][1]))
+    _run_stages(here, first=2, total=total)
     return background
+
+
+def _rules_first_move(new_game: Callable[[], Game]) -> None:
+    """What a first decision needs of the rules core: a new game, an observation and mask, a step."""
+    g = new_game()
+    _, mask = observe_seat(g, g.current_player)
+    g.clone().step(int(np.flatnonzero(mask)[0]))
 
 
 def _first_mover(num_players: int, seed: int, variant: str, solitaire: dict | None) -> int:
@@ -194,7 +213,7 @@ def _first_mover(num_players: int, seed: int, variant: str, solitaire: dict | No
 def _background_main(stages: list[tuple[dict, list[int]]], num_players: int, seed: int, variant: str,
                      solitaire: dict | None) -> None:
     """The background process of `precompile_game`: the first decision of each agent (spec, seats)
-    but the first mover's (the caller compiles that one), silently."""
+    but the first mover's (the caller compiles that one), then the rest of the rules core, silently."""
     with open(os.devnull, "w") as null, contextlib.redirect_stdout(null), contextlib.redirect_stderr(null), \
             compile_log.muted():
         logging.disable(logging.CRITICAL)
@@ -206,6 +225,7 @@ def _background_main(stages: list[tuple[dict, list[int]]], num_players: int, see
         for spec, seats in stages:
             if first not in seats:
                 _agent(spec, new_game)
+        _rules(new_game)
 
 
 def _rules(new_game: Callable[[], Game]) -> None:

@@ -115,3 +115,15 @@ def test_a_kernel_only_ever_linked_leaves_no_cache_entry(tmp_path):
     ''')
     index = sorted(p.name.split(".")[1].split("-")[0] for p in (tmp_path / "cache").rglob("*.nbi"))
     assert index == ["top"]
+
+
+def test_is_compiled_finds_the_facades_step_kernel_in_the_cache(tmp_path):
+    # the cached entry point that says "the rules core is compiled" (precompile skips its background
+    # process then): a kernel Python calls, so it is in the cache (a callee would not be)
+    env = dict(os.environ, V1919_CACHE=str(tmp_path), V1919_COMPILE_LOG="0")
+    env.pop("NUMBA_CACHE_DIR", None)
+    code = ("from v1919_env.core import is_compiled\nprint(is_compiled())\n"
+            "from v1919_env.game import Game\nGame.new(2, seed=1)\nprint(is_compiled())")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["False", "True"]

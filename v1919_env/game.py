@@ -22,8 +22,7 @@ from .core.scoring import (SC_CONTROLLED, SC_FLAGS, SC_HAPPINESS, SC_ISSUES, SC_
 from .core.board import faction_strength
 from .core.setup import new_game
 from .core.solo import solo_configure
-from .core.step import MAX_LEGAL, legal, try_step
-from .core.step import run as run_kernel
+from .core.step import MAX_LEGAL, advance, legal
 from v1919_env.cards.names import CardNames, is_int, names_of
 from v1919_env.positions.write import FORMAT as POSITION_FORMAT  # noqa: F401  (re-exported)
 from v1919_env.positions.write import VERSION as POSITION_VERSION  # noqa: F401  (re-exported)
@@ -178,7 +177,7 @@ class Game:
         if solo:
             solo_configure(s, fi, target)
         if run:
-            run_kernel(s, T, 0, -1)
+            advance(s, T, -1, np.empty(MAX_LEGAL, np.int64))
         return cls(s, cs, T)
 
     def clone(self) -> "Game":
@@ -300,7 +299,7 @@ class Game:
             a = action_id(action)
         except IllegalActionError as e:
             raise IllegalActionError(f"{e} (phase '{self.decision}')") from None
-        if try_step(self.state, self.T, a, self._buf):
+        if advance(self.state, self.T, a, self._buf):        # a >= 0: action_id checked the range
             return
         if self.is_over:
             raise IllegalActionError(f"the game is over; no action is legal (got {a})")

@@ -156,7 +156,7 @@ def test_on_one_core_a_game_compiles_everything_here_the_first_movers_agent_firs
     calls = _record_stages(monkeypatch)
     monkeypatch.setattr(P, "cores", lambda: 1)
     bg = P.precompile_game(parse_agents_arg("random,rulebot,greedy,rulebot"), 4, seed=0)
-    assert calls == [["the rules core"], ["agent rulebot", "agent random", "agent greedy"]]
+    assert calls == [["the rules core"], ["agent rulebot", "agent random", "agent greedy", "the rest of the rules core"]]
     assert bg.process is None and bg.seats == set()
     bg.wait()
 
@@ -190,7 +190,7 @@ def test_one_agent_in_every_seat_needs_no_background_process(monkeypatch):
     monkeypatch.setattr(P, "cores", lambda: 2)
     monkeypatch.setattr(P, "is_compiled", lambda: False)
     bg = P.precompile_game(parse_agents_arg("random,random,random"), 3, seed=0)
-    assert calls == [["the rules core"], ["agent random"]] and bg.process is None
+    assert calls == [["the rules core"], ["agent random", "the rest of the rules core"]] and bg.process is None
 
 
 def test_a_warm_cache_needs_no_background_process(monkeypatch):
@@ -198,4 +198,5 @@ def test_a_warm_cache_needs_no_background_process(monkeypatch):
     monkeypatch.setattr(P, "cores", lambda: 2)
     monkeypatch.setattr(P, "is_compiled", lambda: True)
     bg = P.precompile_game(parse_agents_arg("random,rulebot,greedy,rulebot"), 4, seed=0)
-    assert calls == [["the rules core"], ["agent rulebot", "agent random", "agent greedy"]] and bg.process is None
+    assert calls == [["the rules core"], ["agent rulebot", "agent random", "agent greedy", "the rest of the rules core"]]
+    assert bg.process is None

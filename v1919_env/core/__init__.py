@@ -51,7 +51,7 @@ def is_compiled() -> bool:
     """True when the rules core is in numba's disk cache (a start then takes about a second)."""
     import numba
 
-    return any(Path(numba.config.CACHE_DIR).glob("**/step.try_step-*.nbi"))
+    return any(Path(numba.config.CACHE_DIR).glob("**/step.advance-*.nbi"))
 
 
 _PROJECT_MODULES = ("v1919_env", "agents", "training")

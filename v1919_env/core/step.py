@@ -172,6 +172,17 @@ def try_step(s, T, a, buf):
 
 
 @njit(cache=True, _nrt=False)
+def advance(s, T, a, buf):
+    """The facade's step (one compiled entry point, where `run` and `try_step` were two that each
+    compiled the whole rules core): a < 0 runs a new game's automatic steps to its first decision
+    (True); else try_step(s, T, a, buf)."""
+    if a < 0:
+        run(s, T, 0, -1)
+        return True
+    return try_step(s, T, a, buf)
+
+
+@njit(cache=True, _nrt=False)
 def init_game(s, T, num_players, seed, variant, negotiation):
     new_game(s, T, num_players, seed, variant, negotiation)
     run(s, T, 0, -1)
