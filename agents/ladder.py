@@ -32,6 +32,7 @@ import numpy as np
 
 from v1919_env.core.vocab import PLAYER_NATIONS
 
+from .tournament.report import clock_section
 from .tournament.stats import Z95, agent_rows, game_counts, wilson_interval
 
 ELO = 400.0 / math.log(10.0)        # Elo points per natural-log unit of strength
@@ -275,6 +276,13 @@ def write_ladder(records: list[dict], cfg, out_dir, doc=None, command: str = "",
                                            f"({nations[a].get(n, (0, 0))[1]})" for n in nat_names) + " |")
     md += ["", "Time per decision: the agent's own wall-clock time in `act()` over every decision it took in these "
            "games (real game positions, one process per game worker).", ""]
+    md += clock_section(records, order)
+    forfeits = [r for r in records if r["result"]["forfeit"] is not None]
+    if forfeits:
+        md += ["## Forfeits", ""] + [f"- game {r['game']}: {r['result']['forfeit']['label']} at step "
+                                      f"{r['result']['forfeit']['step']}: {r['result']['forfeit']['reason']}"
+                                      for r in forfeits[:50]]
+        md += ([f"- ... and {len(forfeits) - 50} more (see games.jsonl)"] if len(forfeits) > 50 else []) + [""]
     text = "\n".join(md)
     (out / "ladder.md").write_text(text)
     if doc is not None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from v1919_env.core.vocab import NATIONS
 
-from .stats import SCORE_PARTS, agent_rows, equal_shares_test, game_counts, seat_win_shares
+from .stats import SCORE_PARTS, agent_rows, clock_counts, equal_shares_test, game_counts, seat_win_shares
 
 CSV_COLUMNS = ("agent", "games", "wins", "win_rate", "win_low", "win_high", "forfeits", "overruns",
                *(f"mean_{k}" for k in SCORE_PARTS), "mean_rank", "mu", "sigma", "ordinal", "cpu_ms_per_decision",
@@ -64,14 +64,7 @@ def write_reports(records: list[dict], cfg, out_dir) -> list[dict]:
                + ", ".join(f"{lab} {100 * t['shares'][lab]:.1f}%" for lab in cfg.labels)
                + f"; Pearson's chi-square of equal shares {t['chi2']:.2f} on {t['df']} degrees of freedom, "
                  f"p = {t['p']:.3g} (docs/tournaments.md, 'Equal agents, equal results').", ""]
-    clocked = [r for r in records if (r.get("timing") or {}).get("clock")]
-    if clocked:
-        md += ["## Clocks", "",
-               f"{len(clocked)} games on a clock. Overruns (decisions longer than the clock allowed) by agent: "
-               + ", ".join(f"{r['agent']} {r['overruns']}" for r in rows) + "; games forfeited on the clock: "
-               + str(sum(1 for r in clocked if r["result"]["forfeit"] is not None
-                         and ("overran its clock" in r["result"]["forfeit"]["reason"]
-                              or r["result"]["forfeit"]["reason"].endswith(": hung")))) + ".", ""]
+    md += clock_section(records, [r["agent"] for r in rows])
     if forfeits:
         md += ["## Forfeits", ""]
         md += [f"- game {r['game']}: {r['result']['forfeit']['label']} (seat {r['result']['forfeit']['seat']}) at step "
@@ -83,6 +76,20 @@ def write_reports(records: list[dict], cfg, out_dir) -> list[dict]:
     plot_ratings(rows, out / "ratings.png", f"{cfg.name}: {counts['games']} games, {cfg.num_players} players",
                  cfg.num_players)
     return rows
+
+
+def clock_section(records: list[dict], labels: list[str]) -> list[str]:
+    """The "Clocks" section of a report (no lines when no game was on a clock): per agent, the
+    overruns and the games forfeited on the clock or hung (stats.clock_counts)."""
+    counts = clock_counts(records, labels)
+    clocked = sum(1 for r in records if (r.get("timing") or {}).get("clock"))
+    if not clocked:
+        return []
+    lines = ["## Clocks", "", f"{clocked} games on a clock. Overruns: decisions longer than the clock allowed "
+             "(each forfeited its game or was replaced by the fallback move); hung: no answer within the time and "
+             "the grace.", "", "| agent | overruns | forfeited on the clock | forfeited hung |", "|---|---|---|---|"]
+    lines += [f"| {lab} | {c['overruns']} | {c['clock_forfeits']} | {c['hung']} |" for lab, c in counts.items()]
+    return lines + [""]
 
 
 def plot_ratings(rows: list[dict], path, title: str, num_players: int) -> None:

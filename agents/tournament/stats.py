@@ -144,3 +144,25 @@ def equal_shares_test(records: list[dict], labels: list[str]) -> dict:
     return {"wins": wins, "games": games, "shares": {k: w / games[k] if games[k] else float("nan")
                                                        for k, w in wins.items()},
             "chi2": chi2, "df": df, "p": p}
+
+
+def clock_counts(records: list[dict], labels: list[str]) -> dict[str, dict[str, int]]:
+    """Per agent, over the games on a clock (timing.clock): its overruns (decisions past their time,
+    forfeited or replaced by the fallback move), the games it forfeited on the clock (an overrun under
+    overrun: forfeit), and those it forfeited hung (no answer within its time and the grace)."""
+    out = {lab: {"clocked_games": 0, "overruns": 0, "clock_forfeits": 0, "hung": 0} for lab in labels}
+    for rec in records:
+        clock = (rec.get("timing") or {}).get("clock")
+        if not clock:
+            continue
+        for seat in rec["seats"]:
+            out[seat["label"]]["clocked_games"] += 1
+        for ev in clock.get("overruns", []):
+            out[rec["seats"][ev["seat"]]["label"]]["overruns"] += 1
+        f = rec["result"]["forfeit"]
+        if f is not None:
+            if f["reason"].startswith("overran its clock"):
+                out[f["label"]]["clock_forfeits"] += 1
+            elif f["reason"].endswith("hung") or ": hung (" in f["reason"]:
+                out[f["label"]]["hung"] += 1
+    return out

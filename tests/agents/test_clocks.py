@@ -171,7 +171,13 @@ def test_a_tournament_on_a_clock_counts_overruns_and_goes_on_past_a_hung_bot(tmp
     assert rows["sleeper"]["overruns"] == sleeper_overruns >= 1
     assert rows["hanger"]["forfeits"] >= 1 and rows["random"]["overruns"] == 0
     md = (tmp_path / "out" / "results.md").read_text()
-    assert "## Clocks" in md and "sleeper " + str(sleeper_overruns) in md
+    hung = sum(1 for r in recs if r["result"]["forfeit"]["label"] == "hanger")
+    assert hung >= 1
+    assert "## Clocks" in md and f"| sleeper | {sleeper_overruns} | 0 | 0 |" in md and f"| hanger | 0 | 0 | {hung} |" in md
+    from agents.ladder import write_ladder
+    write_ladder(recs, cfg, tmp_path / "ladder", bootstrap=0)
+    lad = (tmp_path / "ladder" / "ladder.md").read_text()
+    assert f"| sleeper | {sleeper_overruns} | 0 | 0 |" in lad and "## Forfeits" in lad and "hung" in lad
 
 
 def test_the_clock_config_is_checked_field_by_field(tmp_path):
