@@ -79,7 +79,7 @@ def test_v1919_play_with_a_human_through_a_pipe():
     assert r.returncode == 0, r.stderr
     assert "FRANCE: decide 'turn' for the USA" in r.stdout and "FRANCE, your choice" in r.stdout
     assert "usa" in r.stdout and "winner" in r.stdout
-    # quitting ends the game cleanly
+    # quitting ends the game cleanly, and the exit status says it was not played out (issue 32)
     r = _v1919(["play", "--agents", "random,random,human,random", "--seed", "5"], "1\nq\n")
-    assert r.returncode == 0, r.stderr
+    assert r.returncode == 1, r.stderr
     assert "game ended: USA quit" in r.stdout and "Traceback" not in r.stderr

@@ -84,7 +84,8 @@ def test_fit_learns_the_teacher_and_the_values(data, caplog, capsys):
     from training.pretrain import evaluate_fit, fit
 
     torch.manual_seed(0)
-    cfg = config_from_dict({"policy": {"trunk": [64], "pi": [32], "vf": [32]}, "env": {"num_envs": 4}}, "t")
+    cfg = config_from_dict({"policy": {"trunk": [64], "pi": [32], "vf": [32]}, "env": {"num_envs": 4},
+                           "ppo": {"batch_size": 256}}, "t")      # a minibatch fits in a rollout (128 x 4)
     venv, _ = make_vec_env(cfg, ["random"], None, seed=0)
     model = MaskablePPO("MlpPolicy", venv, policy_kwargs=policy_kwargs(cfg), device="cpu", seed=0)
     idx = np.arange(len(data))
