@@ -53,7 +53,10 @@ class FitConfig(BaseModel):
     data: list[str] = Field(default_factory=list)      # self-play data directories
     init: str | None = None                           # start from this checkpoint (None: the shipped weights)
     arch: Arch | None = None                          # a new body from scratch instead (init gives the spaces)
-    target: Literal["visits", "best"] = "visits"      # the visit distribution, or its most visited move
+    target: Literal["visits", "best", "improved"] = "visits"   # the visits, the most visited move, or
+    improved_scale: float = Field(0.1, gt=0)         # the network's prior improved by the root's values
+    improved_prior: Literal["network", "recorded"] = "network"   # that prior: the starting network's policy
+                                                     # on the observation, or the search's recorded root priors
     max_records: int | None = Field(None, ge=1)       # the newest records of the train split
     epochs: int = Field(2, ge=1)
     batch_size: int = Field(256, ge=1)
@@ -90,25 +93,76 @@ def load_config(path: str | Path | None = None, raw: dict | None = None, **overr
 
 # ----------------------------------------------------------------------------- data
 def load_data(dirs: list[str], split: str, max_records: int | None = None, keys=shards.RECORD_KEYS) -> dict:
-    """The records of `split` in every directory, concatenated (only the arrays `keys`)."""
+    """The records of `split` in every directory, concatenated (only the arrays `keys`); with "prior"
+    among them also, per record, the teacher's `bot_prior` and `prior_temperature` (its config)."""
     parts = [shards.load(d, split, max_records=max_records, keys=keys) for d in dirs]
+    if "prior" in keys:
+        for d, p in zip(dirs, parts):
+            search = shards.read_meta(d)["config"]["search"]
+            n = len(p["prior"])
+            p["bot_prior"] = np.full(n, float(search.get("bot_prior", 0.0)), np.float32)
+            p["prior_temperature"] = np.full(n, float(search.get("prior_temperature", 1.0)), np.float32)
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
 
 def fit_keys(kind: str) -> tuple[str, ...]:
-    """The record arrays a fit to `kind` targets reads (the priors never; the mean values for "best")."""
-    return tuple(k for k in shards.RECORD_KEYS if k != "prior" and (k != "q" or kind == "best"))
+    """The record arrays a fit to `kind` targets reads (the priors for "improved" only; the mean
+    values for "best" and "improved")."""
+    return tuple(k for k in shards.RECORD_KEYS
+                 if (k != "prior" or kind == "improved") and (k != "q" or kind in ("best", "improved")))
+
+
+def network_prior(prior: np.ndarray, mask: np.ndarray, bot_prior: np.ndarray, prior_temperature: np.ndarray):
+    """The network's own policy at the root, recovered from the search's priors: the rule bot's share
+    (`bot_prior` on the highest prior, agents/guided.py) taken off, the flattening (prior ** (1 / t))
+    undone; rows renormalized over the legal moves."""
+    p = prior.astype(np.float64) * mask
+    b = bot_prior.astype(np.float64)[:, None]
+    if (b > 0).any():
+        top = p.argmax(1)
+        bot = np.zeros_like(p)
+        bot[np.arange(len(p)), top] = 1.0
+        p = np.clip((p - b * bot) / np.maximum(1.0 - b, 1e-9), 0.0, None)
+    p = p ** prior_temperature.astype(np.float64)[:, None]
+    p *= mask
+    z = p.sum(1, keepdims=True)
+    return np.where(z > 0, p / np.where(z > 0, z, 1.0), mask / np.maximum(mask.sum(1, keepdims=True), 1))
+
+
+def improved_policy(data: dict, sl, scale: float = 0.1, c_visit: float = 50.0, prior_fn=None) -> np.ndarray:
+    """The network's prior improved by what the search found (Gumbel MuZero's completed-Q target,
+    Danihelka et al. 2022): softmax(log prior + (c_visit + max visits) x scale x q) over the legal
+    moves, where q is a visited child's mean value for the decider and, for an unvisited one, the
+    visit-weighted mean of the visited ones. Where the search saw nothing, the prior stays. The prior:
+    prior_fn(sl) (the starting network's masked policy), or the one recovered from the search's
+    recorded root priors (network_prior)."""
+    mask = data["mask"][sl]
+    n = data["visits"][sl].astype(np.float64)
+    q = data["q"][sl].astype(np.float64)
+    if prior_fn is not None:
+        prior = prior_fn(sl).astype(np.float64)
+    else:
+        prior = network_prior(data["prior"][sl], mask, data["bot_prior"][sl], data["prior_temperature"][sl])
+    v = (n * q).sum(1, keepdims=True) / np.maximum(n.sum(1, keepdims=True), 1.0)
+    qc = np.where(n > 0, q, v)
+    logits = np.log(np.maximum(prior, 1e-12)) + (c_visit + n.max(1, keepdims=True)) * scale * qc
+    logits = np.where(mask, logits, -np.inf)
+    logits -= logits.max(1, keepdims=True)
+    e = np.exp(logits)
+    return (e / e.sum(1, keepdims=True)).astype(np.float32)
 
 
 class PolicyTargets:
     """[R, NUM_ACTIONS] float32 policy targets, made batch by batch (`targets[sl]`) from the uint16
     visit counts, so a buffer of a million records needs no dense float copy: the visit distribution,
-    or one-hot on the most visited move (ties: the higher mean value)."""
+    one-hot on the most visited move (ties: the higher mean value), or the network's prior improved
+    by the root's values (improved_policy)."""
 
-    def __init__(self, data: dict, kind: str, chunk: int = 65536):
-        if kind not in ("visits", "best"):
-            raise ValueError(f"target: visits or best, got {kind!r}")
+    def __init__(self, data: dict, kind: str, chunk: int = 65536, scale: float = 0.1, prior_fn=None):
+        if kind not in ("visits", "best", "improved"):
+            raise ValueError(f"target: visits, best or improved, got {kind!r}")
         self.kind, self.visits, self.width = kind, data["visits"], data["visits"].shape[1]
+        self.data, self.scale, self.prior_fn = data, scale, prior_fn
         self.best = None
         if kind == "best":
             best = np.empty(len(self.visits), np.int64)
@@ -126,15 +180,36 @@ class PolicyTargets:
         if self.kind == "visits":
             v = self.visits[sl].astype(np.float32)
             return v / np.maximum(v.sum(-1, keepdims=True), 1.0)
+        if self.kind == "improved":
+            return improved_policy(self.data, sl, self.scale, prior_fn=self.prior_fn)
         b = self.best[sl]
         out = np.zeros((len(b), self.width), np.float32)
         out[np.arange(len(b)), b] = 1.0
         return out
 
 
-def targets(data: dict, kind: str) -> PolicyTargets:
+def targets(data: dict, kind: str, scale: float = 0.1, prior_fn=None) -> PolicyTargets:
     """The policy targets of `data` (PolicyTargets: index it by batch)."""
-    return PolicyTargets(data, kind)
+    return PolicyTargets(data, kind, scale=scale, prior_fn=prior_fn)
+
+
+def policy_prior_fn(policy, data: dict, n_obs: int, device="cpu"):
+    """sl -> the masked policy of a frozen copy of `policy` on the records sl (float32 rows)."""
+    import copy
+
+    import torch
+
+    frozen = copy.deepcopy(policy)
+    frozen.set_training_mode(False)
+
+    def prior(sl) -> np.ndarray:
+        with torch.no_grad():
+            obs = torch.from_numpy(data["obs"][sl, :n_obs].astype(np.float32)).to(device)
+            logits = outputs(frozen, obs)[0]
+            mask = torch.from_numpy(data["mask"][sl]).to(device)
+            return torch.softmax(logits.masked_fill(~mask, ILLEGAL_LOGIT), dim=-1).cpu().numpy()
+
+    return prior
 
 
 # ----------------------------------------------------------------------------- the network
@@ -228,19 +303,24 @@ def platt(x: np.ndarray, y: np.ndarray, steps: int = 50) -> tuple[float, float]:
     return float(a), float(b)
 
 
-def win_prediction(policy, train: dict, hold: dict, n_obs: int, device="cpu", max_train: int = 50_000,
-                   bins: int = 10, seed: int = 0) -> dict:
-    """The value head as a win prediction on the held-out records: sigmoid(a v + b) with (a, b) fitted
-    on (at most max_train) training records; its Brier score against the win shares, the Brier
-    score of a baseline that knows only the seat's nation (its win rate in the training records),
-    and the reliability table (bins of the predicted probability: mean prediction, observed win
-    share, records)."""
-    rng = np.random.default_rng(seed)
-    tr = np.sort(rng.permutation(len(train["win"]))[:max_train])
-    a, b = platt(values_of(policy, train, n_obs, tr, device), train["win"][tr].astype(np.float64))
+def win_prediction(policy, train: dict, hold: dict, n_obs: int, device="cpu", bins: int = 10) -> dict:
+    """The value head as a win prediction on the held-out records: sigmoid(a v + b), (a, b) fitted on
+    the held-out games of the other parity (2-fold by game, so an overfitted value head does not
+    calibrate itself); its Brier score against the win shares, the Brier score of a baseline that
+    knows only the seat's nation (its win rate in the training records), and the reliability table
+    (bins of the predicted probability: mean prediction, observed win share, records)."""
     v = values_of(policy, hold, n_obs, np.arange(len(hold["win"])), device)
-    p = 1.0 / (1.0 + np.exp(-(a * v + b)))
     y = hold["win"].astype(np.float64)
+    p = np.empty_like(v)
+    fold = hold["game"] % 2
+    coef = []
+    for k in (0, 1):
+        other = fold != k
+        if not other.any():          # one held-out game parity only: calibrate on all
+            other = np.ones_like(other)
+        a, b = platt(v[other], y[other])
+        p[fold == k] = 1.0 / (1.0 + np.exp(-(a * v[fold == k] + b)))
+        coef.append([a, b])
     rate = {int(n): float(train["win"][train["nation"] == n].mean()) for n in np.unique(train["nation"])}
     base = np.array([rate.get(int(n), float(train["win"].mean())) for n in hold["nation"]])
     edges = np.linspace(0, 1, bins + 1)
@@ -249,7 +329,7 @@ def win_prediction(policy, train: dict, hold: dict, n_obs: int, device="cpu", ma
               "observed": float(y[which == k].mean()), "records": int((which == k).sum())}
              for k in range(bins) if (which == k).any()]
     return {"brier": float(np.mean((p - y) ** 2)), "brier_nation_baseline": float(np.mean((base - y) ** 2)),
-            "records": int(len(y)), "platt": [a, b], "reliability": table}
+            "records": int(len(y)), "platt": coef, "reliability": table}
 
 
 def fit(cfg: FitConfig, out: str | Path, progress: bool = True) -> dict:
@@ -270,11 +350,17 @@ def fit(cfg: FitConfig, out: str | Path, progress: bool = True) -> dict:
     train = load_data(cfg.data, "train", cfg.max_records, keys)
     hold = load_data(cfg.data, "holdout", keys=keys)
     load_s = time.perf_counter() - t0
-    pi_tr, pi_ho = targets(train, cfg.target), targets(hold, cfg.target)
     vt_tr, vt_ho = shards.value_targets(train, cfg.gamma), shards.value_targets(hold, cfg.gamma)
     model, init = make_model(cfg, num_players)
     policy, dev = model.policy, model.device
     n_obs = int(model.observation_space.shape[0])
+    if cfg.target == "improved" and cfg.improved_prior == "network" and cfg.arch is not None:
+        raise ConfigError("improved_prior: network needs the starting network's policy; a new arch has none "
+                          "(give improved_prior: recorded)")
+    fns = ((policy_prior_fn(policy, train, n_obs, dev), policy_prior_fn(policy, hold, n_obs, dev))
+           if cfg.target == "improved" and cfg.improved_prior == "network" else (None, None))
+    pi_tr = targets(train, cfg.target, cfg.improved_scale, fns[0])
+    pi_ho = targets(hold, cfg.target, cfg.improved_scale, fns[1])
     from agents.guided import checkpoint_facts
 
     facts = checkpoint_facts(init)
@@ -283,7 +369,7 @@ def fit(cfg: FitConfig, out: str | Path, progress: bool = True) -> dict:
            "train_games": int(len(np.unique(train["game"]))), "holdout_games": int(len(np.unique(hold["game"]))),
            "load_seconds": load_s, "epochs": []}
     res["before"] = figures(policy, hold, pi_ho, vt_ho, n_obs, dev)
-    res["win_prediction_before"] = win_prediction(policy, train, hold, n_obs, dev, seed=cfg.seed)
+    res["win_prediction_before"] = win_prediction(policy, train, hold, n_obs, dev)
     logger.info(f"{len(pi_tr):,} train records ({res['train_games']} games), {len(pi_ho):,} held out "
                 f"({res['holdout_games']} games); held out before: {res['before']}")
     rng = np.random.default_rng(cfg.seed)
@@ -312,7 +398,7 @@ def fit(cfg: FitConfig, out: str | Path, progress: bool = True) -> dict:
         logger.info(f"epoch {ep + 1}: held out {f}")
     bar.close()
     res["after"] = res["epochs"][-1]
-    res["win_prediction"] = win_prediction(policy, train, hold, n_obs, dev, seed=cfg.seed)
+    res["win_prediction"] = win_prediction(policy, train, hold, n_obs, dev)
     logger.info(f"value head as a win prediction on held-out records: Brier {res['win_prediction']['brier']:.4f} "
                 f"(nations only: {res['win_prediction']['brier_nation_baseline']:.4f})")
     res["fit_seconds"] = time.perf_counter() - t0

@@ -148,3 +148,46 @@ def test_platt_scaling_turns_a_score_into_a_calibrated_win_probability():
     assert abs(a - 2.0) < 0.15 and abs(b + 1.0) < 0.1
     p = 1 / (1 + np.exp(-(a * x + b)))
     assert np.mean((p - y) ** 2) < np.mean((y.mean() - y) ** 2) - 0.05      # beats the base rate
+
+
+def test_the_network_prior_is_recovered_from_the_search_priors():
+    rng = np.random.default_rng(1)
+    mask = rng.random((50, 12)) < 0.6
+    mask[:, 0] = mask[:, 1] = True
+    net = rng.random((50, 12)) ** 3 * mask
+    net /= net.sum(1, keepdims=True)
+    for b, t in ((0.5, 1.0), (0.0, 2.0), (0.25, 2.0)):
+        p = net ** (1 / t) * mask
+        p /= p.sum(1, keepdims=True)
+        bot = np.array([rng.choice(np.flatnonzero(m)) for m in mask])
+        p = (1 - b) * p
+        p[np.arange(50), bot] += b
+        got = fitmod.network_prior(p, mask, np.full(50, b), np.full(50, t))
+        ok = p.argmax(1) == bot if b > 0 else np.ones(50, bool)       # the bot's move is the highest prior
+        assert np.allclose(got[ok], net[ok], atol=1e-9)
+
+
+def test_the_improved_policy_keeps_the_prior_where_the_search_saw_nothing():
+    mask = np.array([[True, True, True, False]])
+    prior = np.array([[0.5, 0.3, 0.2, 0.0]])
+    data = {"mask": mask, "prior": prior, "bot_prior": np.zeros(1), "prior_temperature": np.ones(1),
+            "visits": np.array([[10, 0, 0, 0]], np.uint16), "q": np.array([[0.4, 0, 0, 0]])}
+    same = fitmod.improved_policy(data, slice(0, 1))                    # one visited move: its q is the mean
+    assert np.allclose(same, prior, atol=1e-6)
+    data["visits"] = np.array([[10, 10, 0, 0]], np.uint16)
+    data["q"] = np.array([[0.0, 0.5, 0, 0]])                              # the search prefers move 1
+    imp = fitmod.improved_policy(data, slice(0, 1), scale=0.1)
+    assert imp[0, 3] == 0 and np.isclose(imp.sum(), 1) and imp[0, 1] > prior[0, 1] and imp[0, 0] < prior[0, 0]
+    assert imp.argmax() == 1 and fitmod.improved_policy(data, slice(0, 1), scale=1e-6).argmax() == 0
+    own = fitmod.improved_policy(data, slice(0, 1), prior_fn=lambda sl: np.array([[0.1, 0.1, 0.8, 0.0]]))
+    assert own.argmax() == 2                                             # the given prior, not the recorded one
+
+
+def test_a_fit_to_improved_targets_starts_at_the_network_itself(data_dir, tmp_path):
+    cfg = fitmod.load_config(raw={"data": [str(data_dir)], "epochs": 1, "batch_size": 64, "target": "improved",
+                                  "improved_scale": 1e-6, "value_coef": 0.0})
+    res = fitmod.fit(cfg, tmp_path / "imp", progress=False)
+    assert res["before"]["kl"] < 1e-3 and res["before"]["top1"] > 0.99      # the target is its own policy
+    with pytest.raises(selfplay.ConfigError, match="improved_prior"):
+        fitmod.fit(cfg.model_copy(update={"arch": fitmod.Arch(body="residual", width=16, blocks=0)}), tmp_path / "x",
+                   progress=False)
