@@ -36,6 +36,10 @@ KERNELS = textwrap.dedent('''
     @njit(cache=True)
     def top(a):
         return 2 * middle(a)
+
+    @njit(cache=True)
+    def other_top(a):                      # a second caller that inlines the same callees
+        return middle(a) - 1
 ''')
 
 DRIVER = textwrap.dedent('''
@@ -48,7 +52,7 @@ DRIVER = textwrap.dedent('''
     from v1919_env.core.link_only import Deferred
 
     link_only.PROJECT_PACKAGES.append("linkfixture")     # the patch applies to this project's kernels
-    from linkfixture import leaf, middle, top
+    from linkfixture import leaf, middle, other_top, top
 
     MODE = sys.argv[1]
     compiles = []
@@ -96,14 +100,19 @@ def test_callees_are_linked_not_compiled_and_python_calls_get_full_kernels(tmp_p
             raise AssertionError("no exception")
         except ValueError as e:
             assert e.args == ("too big:", 9), e.args
+        try:
+            other_top(np.array([7], np.int64))          # compiled after top: the same env, set once
+            raise AssertionError("no exception")
+        except ValueError as e:
+            assert e.args == ("too big:", 7), e.args
         assert middle(a) == 9 and leaf(4) == 5      # Python calls: compiled in full now
         assert not isinstance(next(iter(middle.overloads.values())).entry_point, Deferred)
         print("compiled", sorted(compiles))
     '''
     out = _run(tmp_path, body, "cold")
-    assert "compiled ['leaf', 'middle', 'top']" in out
+    assert "compiled ['leaf', 'middle', 'other_top', 'top']" in out
     index = sorted(p.name.split(".")[1].split("-")[0] for p in (tmp_path / "cache").rglob("*.nbi"))
-    assert index == ["leaf", "middle", "top"]        # every kernel Python called is cached, once
+    assert index == ["leaf", "middle", "other_top", "top"]      # every kernel Python called is cached, once
 
     warm = _run(tmp_path, body, "warm")
     assert "compiled []" in warm
