@@ -229,6 +229,40 @@ def _add_agent_commands(sub) -> None:
     r.set_defaults(func=_cmd_replay)
 
 
+def _cmd_benchmark(args) -> int:
+    """`v1919 benchmark`: agents/benchmark.py (imported only when run)."""
+    from agents.benchmark import cmd_benchmark
+
+    return cmd_benchmark(args)
+
+
+def _add_benchmark_command(sub) -> None:
+    """`v1919 benchmark AGENT_SPEC`: the agent against the standard lineups (agents/benchmark.py LINEUPS)."""
+    bm = sub.add_parser(
+        "benchmark", help="one agent against the standard lineups on duplicate deals: the table to cite",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=textwrap.fill("Play the agent against each standard lineup (num_players - 1 copies of rulebot, "
+                                  "of greedy, of the default ismcts, and of the strongest agent, guided with rule-bot "
+                                  "rollouts; agents/benchmark.py), its seat rotated on duplicate deals, and print "
+                                  "and write (benchmark.json, benchmark.md) its win rate with a 95% interval, mean "
+                                  "rank, time per decision and win rate per nation. Resumable: the same command "
+                                  "plays only the missing games.", 88),
+        epilog="example:\n  v1919 benchmark ismcts:iterations=400 --players 4 --games 96\n"
+               "  v1919 benchmark greedy --lineups rulebot,greedy --games 48 --out runs/benchmarks/greedy")
+    bm.add_argument("agent", metavar="AGENT_SPEC", help="the agent: name:key=value,... as for `v1919 play`")
+    bm.add_argument("--players", type=int, default=4, metavar="N", help="2, 3 or 4 (default 4)")
+    bm.add_argument("--games", type=int, default=None, metavar="G", help="games per lineup, a multiple of N (default 96)")
+    bm.add_argument("--seed", type=seed_arg, default=0, help="base seed of the deals (default 0)")
+    bm.add_argument("--lineups", default=None, metavar="NAMES", help="comma-separated lineups to play (default all: "
+                                                                     "rulebot,greedy,ismcts,strongest)")
+    bm.add_argument("--out", default=None, metavar="DIR", help="output directory (default runs/benchmarks/<spec>)")
+    bm.add_argument("--workers", type=int, default=None, help="worker processes (default: every core; 0: in this "
+                                                              "process)")
+    add_ray_option(bm, "play the games on Ray: local (a Ray instance started for the run), auto or HOST:PORT")
+    bm.add_argument("--no-progress", action="store_true", help="no progress bar")
+    bm.set_defaults(func=_cmd_benchmark)
+
+
 def build_parser() -> argparse.ArgumentParser:
     from . import __version__
     from .envs.versions import ENV_VERSION, OBSERVATION_VERSION
@@ -275,6 +309,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "numba's default dispatch against one version per kernel (two new processes; minutes)")
     b.set_defaults(func=_cmd_bench)
     _add_agent_commands(sub)
+    _add_benchmark_command(sub)
     from training.cli import DESCRIPTION, add_arguments
     tr = sub.add_parser("train", help="train a MaskablePPO agent from a YAML config (needs the train extra)",
                         description=DESCRIPTION, epilog="example:\n  v1919 train configs/train/smoke.yaml",

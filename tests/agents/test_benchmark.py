@@ -1,0 +1,168 @@
+"""`v1919 benchmark AGENT_SPEC` (issue 35, agents/benchmark.py): the agent against the standard lineups on
+duplicate deals, end to end on a tiny budget (cheap lineups, a few games in this process), the table's rows
+and numbers, resuming, a lineup that cannot be built, and the one-line errors of bad input."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agents import benchmark
+from agents.benchmark import DEFAULT_GAMES, LINEUPS, check_agent, lineup_config
+from v1919_env.cli import build_parser, main
+
+
+def _run(tmp_path, *extra: str, agent: str = "greedy", players: int = 3, games: int = 6,
+         lineups: str | None = "rulebot,greedy") -> list[str]:
+    argv = ["benchmark", agent, "--players", str(players), "--games", str(games), "--workers", "0",
+            "--out", str(tmp_path / "bm"), "--no-progress", *extra]
+    return argv + (["--lineups", lineups] if lineups else [])
+
+
+def _one_line_error(capsys, *says: str) -> str:
+    err = capsys.readouterr().err
+    lines = err.strip().splitlines()
+    assert "Traceback" not in err and len(lines) == 1 and lines[0].startswith("error: "), err
+    assert all(s in lines[0] for s in says), err
+    return lines[0]
+
+
+def _check_row(row: dict, num_players: int) -> None:
+    assert 0.0 <= row["win_low"] <= row["win_rate"] <= row["win_high"] <= 1.0
+    assert 0.0 <= row["deals_low"] <= row["win_rate"] <= row["deals_high"] <= 1.0
+    assert row["wins"] == pytest.approx(row["win_rate"] * row["games"])
+    assert 1.0 <= row["mean_rank"] <= num_players
+    assert row["ms_per_decision"] > 0
+    assert sum(n["games"] for n in row["nations"].values()) == row["games"]
+    for n in row["nations"].values():       # seats rotated: every nation played equally
+        assert n["games"] == row["games"] // num_players and 0.0 <= n["win_rate"] <= 1.0
+
+
+def test_end_to_end_three_players(tmp_path, capsys):
+    assert main(_run(tmp_path)) == 0
+    out, err = capsys.readouterr()
+    result = json.loads((tmp_path / "bm" / "benchmark.json").read_text())
+    assert result["agent"] == "greedy" and result["num_players"] == 3 and result["games_per_lineup"] == 6
+    assert [r["lineup"] for r in result["lineups"]] == ["rulebot", "greedy"]
+    assert [r["opponent"] for r in result["lineups"]] == ["rulebot", "greedy"]
+    assert result["skipped"] == {} and result["failed"] == {}
+    for r in result["lineups"]:
+        assert r["games"] == 6
+        _check_row(r, 3)
+    overall = result["overall"]
+    _check_row(overall, 3)
+    assert overall["games"] == sum(r["games"] for r in result["lineups"]) == 12
+    assert overall["wins"] == pytest.approx(sum(r["wins"] for r in result["lineups"]))
+    assert overall["mean_rank"] == pytest.approx(sum(r["mean_rank"] * r["games"] for r in result["lineups"]) / 12)
+    # the lineup tournaments: the agent and two copies of the opponent, 2 deals played in each seat rotation
+    games = [json.loads(x) for x in (tmp_path / "bm" / "rulebot" / "games.jsonl").read_text().splitlines()]
+    assert len(games) == 6 and len({g["seed"] for g in games}) == 2
+    assert all(sorted(s["label"] for s in g["seats"]) == ["greedy", "rulebot-1", "rulebot-2"] for g in games)
+    assert sorted(next(p for p, s in enumerate(g["seats"]) if s["label"] == "greedy") for g in games) == [0, 0, 1, 1,
+                                                                                                          2, 2]
+    # the table, printed and in benchmark.md: a row per lineup and one for all of them
+    md = (tmp_path / "bm" / "benchmark.md").read_text()
+    for text in (out, md):
+        rows = [line for line in text.splitlines() if line.startswith("| ") and not line.startswith("| lineup")]
+        assert [r.split(" | ")[0] for r in rows] == ["| rulebot", "| greedy", "| all"]
+        assert "| as UK | as France | as USA |" in text
+    assert "v1919 benchmark greedy --players 3 --games 6 --lineups rulebot,greedy" in md
+    assert "lineup 1/2 rulebot" in err and "Traceback" not in err
+
+
+def test_resume_plays_nothing_again(tmp_path, capsys):
+    assert main(_run(tmp_path, agent="random", players=2, games=2, lineups="rulebot")) == 0
+    first = json.loads((tmp_path / "bm" / "benchmark.json").read_text())
+    capsys.readouterr()
+    assert main(_run(tmp_path, agent="random", players=2, games=2, lineups="rulebot")) == 0
+    again = json.loads((tmp_path / "bm" / "benchmark.json").read_text())
+    assert again["lineups"] == first["lineups"]
+    assert len((tmp_path / "bm" / "rulebot" / "games.jsonl").read_text().splitlines()) == 2
+
+
+def test_lineups_come_from_the_one_list(tmp_path, capsys, monkeypatch):
+    """The command plays what LINEUPS says (all of it without --lineups), and skips a lineup whose
+    opponent cannot be built (here: as without torch), saying why."""
+    real = benchmark.make_agent
+
+    def no_torch(name, **opts):
+        if name == "guided":
+            raise ModuleNotFoundError("No module named 'torch'", name="torch")
+        return real(name, **opts)
+
+    monkeypatch.setattr(benchmark, "LINEUPS", {"cheap": "random", "strong": "guided:iterations=8"})
+    monkeypatch.setattr(benchmark, "make_agent", no_torch)
+    assert main(_run(tmp_path, agent="rulebot", players=2, games=2, lineups=None)) == 0
+    out, err = capsys.readouterr()
+    result = json.loads((tmp_path / "bm" / "benchmark.json").read_text())
+    assert [r["lineup"] for r in result["lineups"]] == ["cheap"]
+    assert "torch" in result["skipped"]["strong"]
+    assert "skipping lineup strong: guided:iterations=8: needs torch" in err
+    assert "Skipped: strong" in (tmp_path / "bm" / "benchmark.md").read_text()
+    # the benchmarked agent itself needing torch is an error
+    assert main(_run(tmp_path, agent="guided", players=2, games=2, lineups=None)) == 2
+    _one_line_error(capsys, "agent 'guided'", "needs torch")
+
+
+def test_the_standard_lineups():
+    assert LINEUPS == {"rulebot": "rulebot", "greedy": "greedy", "ismcts": "ismcts",
+                       "strongest": "guided:iterations=256,rollout_mix=1,bot_prior=0.5"}
+    for spec in ("rulebot", "greedy", "ismcts"):
+        check_agent(spec)
+    for n in (2, 3, 4):
+        cfg = lineup_config("ismcts:iterations=50", "rulebot", "rulebot", n, 2 * n, 0, 0)
+        assert cfg.labels == ["ismcts:iterations=50"] + [f"rulebot-{k}" for k in range(1, n)]
+        assert cfg.duplicate and cfg.num_players == n
+    cfg = lineup_config("greedy", "greedy", "greedy", 4, 4, 0, 0)
+    assert len(set(cfg.labels)) == 4
+    assert DEFAULT_GAMES % 12 == 0
+    assert build_parser().parse_args(["benchmark", "rulebot"]).games is None     # DEFAULT_GAMES then
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["nosuch"], ["unknown agent 'nosuch'", "agents: "]),
+    (["rulebot:depth=3"], ["agent 'rulebot:depth=3'", "no option 'depth'"]),
+    (["rulebot:depth"], ["is not key=value"]),
+    (["human"], ["needs a person"]),
+    (["rulebot", "--players", "5"], ["--players: 2, 3 or 4, got 5"]),
+    (["rulebot", "--players", "1"], ["--players: 2, 3 or 4, got 1"]),
+    (["rulebot", "--games", "10"], ["--games: a positive multiple of 4", "got 10", "use 8 or 12"]),
+    (["rulebot", "--players", "3", "--games", "2"], ["--games: a positive multiple of 3", "got 2", "use 3"]),
+    (["rulebot", "--games", "0"], ["--games: a positive multiple of 4", "got 0"]),
+    (["rulebot", "--games", "-8"], ["--games: a positive multiple of 4", "got -8"]),
+    (["rulebot", "--lineups", "rulebot,nosuch"], ["--lineups", "nosuch"]),
+    (["rulebot", "--workers", "-1"], ["--workers: 0 or more"]),
+])
+def test_bad_input_is_one_line(tmp_path, capsys, argv, says):
+    out = tmp_path / "bm"
+    assert main(["benchmark", *argv, "--out", str(out), "--no-progress"]) == 2
+    _one_line_error(capsys, *says)
+    assert not out.exists()
+
+
+def test_out_that_is_a_file(tmp_path, capsys):
+    f = tmp_path / "f"
+    f.write_text("x")
+    assert main(["benchmark", "rulebot", "--out", str(f), "--no-progress"]) == 2
+    _one_line_error(capsys, str(f), "is a file")
+    assert f.read_text() == "x"
+
+
+def test_wilson_interval_holds_the_rate_at_the_ends():
+    """0 wins of 6 games gave a lower end of 3e-17 (rounding), above the rate of 0 the table shows."""
+    from agents.tournament.stats import wilson_interval
+
+    for n in range(1, 200):
+        for wins in (0, n / 3, n / 2, n):
+            lo, hi = wilson_interval(wins, n)
+            assert 0.0 <= lo <= wins / n <= hi <= 1.0, (wins, n, lo, hi)
+    assert wilson_interval(0, 6)[0] == 0.0 and wilson_interval(6, 6)[1] == 1.0
+
+
+def test_the_strongest_lineup_builds():
+    """guided with rule-bot rollouts on the shipped weights of every player count (needs torch)."""
+    pytest.importorskip("torch")
+    from agents.guided import SHIPPED_WEIGHTS
+
+    check_agent(LINEUPS["strongest"])
+    assert all(SHIPPED_WEIGHTS[n].is_file() for n in (2, 3, 4))
