@@ -24,6 +24,7 @@ built, that lineup is skipped and the report says why.
 """
 from __future__ import annotations
 
+import importlib
 import json
 import math
 import sys
@@ -96,7 +97,7 @@ def check_games(games: int, num_players: int) -> None:
 
 
 def lineup_config(spec: str, lineup: str, opponent: str, num_players: int, games: int, seed: int,
-                  workers: int | None):
+                  workers: int | None, modules: list[str] | None = None):
     """The TournamentConfig of the agent against num_players - 1 copies of `opponent`."""
     from .tournament import config_from_dict
 
@@ -111,6 +112,8 @@ def lineup_config(spec: str, lineup: str, opponent: str, num_players: int, games
            + [{"name": oname, "label": lab, "options": oopts} for lab in opp_labels]}
     if workers is not None:
         raw["workers"] = workers
+    if modules:
+        raw["modules"] = list(modules)
     return config_from_dict(raw, f"benchmark_{lineup}")
 
 
@@ -195,15 +198,22 @@ def write_benchmark(result: dict, out: Path) -> tuple[Path, Path]:
 
 def run_benchmark(spec: str, num_players: int = 4, games: int = DEFAULT_GAMES, seed: int = 0, out=None,
                   workers: int | None = None, ray: str | None = None, progress: bool = True,
-                  lineups: list[str] | None = None, command: str = "") -> dict:
+                  lineups: list[str] | None = None, command: str = "", modules: list[str] | None = None) -> dict:
     """Play the agent `spec` against the standard lineups (or those named in `lineups`) and write
     benchmark.json and benchmark.md in `out` (default runs/benchmarks/<spec>); returns the result.
+    `modules`: modules to import first (an agent of your own, registered by name; as a tournament
+    config's `modules`, the workers import them too).
     Raises BenchmarkError on bad input; tournament errors (TournamentError, TournamentInterrupted)
     pass through."""
     from .precompile import precompile
     from .tournament import ConfigError, finished_games, play_games
 
     check_games(games, num_players)
+    for m in modules or []:
+        try:
+            importlib.import_module(m)
+        except (Exception, SystemExit) as e:       # ImportError, or the module's own code failing
+            raise BenchmarkError(f"--module: cannot import {m!r}: {type(e).__name__}: {e}") from None
     check_agent(spec)
     names = list(LINEUPS) if lineups is None else list(lineups)
     unknown = [x for x in names if x not in LINEUPS]
@@ -225,7 +235,7 @@ def run_benchmark(spec: str, num_players: int = 4, games: int = DEFAULT_GAMES, s
             skipped[lineup] = f"{opponent}: {reason}"
             continue
         try:
-            configs[lineup] = lineup_config(spec, lineup, opponent, num_players, games, seed, workers)
+            configs[lineup] = lineup_config(spec, lineup, opponent, num_players, games, seed, workers, modules)
         except ConfigError as e:
             raise BenchmarkError(f"lineup {lineup}: {e}") from None
     for lineup, reason in skipped.items():
@@ -274,11 +284,13 @@ def cmd_benchmark(args) -> int:
     parts = [args.agent, "--players", str(args.players), "--games", str(games)]
     parts += ["--seed", str(args.seed)] if args.seed else []
     parts += ["--lineups", args.lineups] if args.lineups else []
+    for m in args.module or []:
+        parts += ["--module", m]
     command = "v1919 benchmark " + " ".join(shlex.quote(a) for a in parts)
     try:
         result = run_benchmark(args.agent, num_players=args.players, games=games, seed=args.seed, out=args.out,
                                workers=args.workers, ray=args.ray, progress=not args.no_progress, lineups=lineups,
-                               command=command)
+                               command=command, modules=args.module)
     except BenchmarkError as e:
         err(str(e))
         return 2

@@ -255,6 +255,8 @@ def _add_benchmark_command(sub) -> None:
     bm.add_argument("--seed", type=seed_arg, default=0, help="base seed of the deals (default 0)")
     bm.add_argument("--lineups", default=None, metavar="NAMES", help="comma-separated lineups to play (default all: "
                                                                      "rulebot,greedy,ismcts,strongest)")
+    bm.add_argument("--module", action="append", default=None, metavar="M", help="a module to import first, which "
+                    "registers the agent (repeat for several; as a tournament config's modules)")
     bm.add_argument("--out", default=None, metavar="DIR", help="output directory (default runs/benchmarks/<spec>)")
     bm.add_argument("--workers", type=int, default=None, help="worker processes (default: every core; 0: in this "
                                                               "process)")

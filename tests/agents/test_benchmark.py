@@ -166,3 +166,24 @@ def test_the_strongest_lineup_builds():
 
     check_agent(LINEUPS["strongest"])
     assert all(SHIPPED_WEIGHTS[n].is_file() for n in (2, 3, 4))
+
+
+def test_an_agent_of_your_own_module(tmp_path, capsys, monkeypatch):
+    """--module imports the module that registers the agent first, here and in the tournament."""
+    (tmp_path / "bm_own_agent.py").write_text(
+        "import numpy as np\n"
+        "from agents.base import Agent, register\n\n\n"
+        "@register('bm_first_legal')\n"
+        "class FirstLegal(Agent):\n"
+        "    def act(self, observation, action_mask, game=None):\n"
+        "        return int(np.flatnonzero(action_mask)[0])\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))         # for a bot process, should the agent run as one
+    assert main(_run(tmp_path, "--module", "bm_own_agent", agent="bm_first_legal", players=2, games=2,
+                     lineups="rulebot")) == 0
+    result = json.loads((tmp_path / "bm" / "benchmark.json").read_text())
+    assert result["lineups"][0]["games"] == 2 and result["agent"] == "bm_first_legal"
+    assert "--module bm_own_agent" in result["command"]
+    capsys.readouterr()
+    assert main(_run(tmp_path, "--module", "bm_no_such_module", agent="rulebot", players=2, games=2)) == 2
+    _one_line_error(capsys, "--module: cannot import 'bm_no_such_module'")
