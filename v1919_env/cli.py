@@ -260,7 +260,8 @@ def _add_benchmark_command(sub) -> None:
     bm.add_argument("--out", default=None, metavar="DIR", help="output directory (default runs/benchmarks/<spec>)")
     bm.add_argument("--workers", type=int, default=None, help="worker processes (default: every core; 0: in this "
                                                               "process)")
-    add_ray_option(bm, "play the games on Ray: local (a Ray instance started for the run), auto or HOST:PORT")
+    add_ray_option(bm, "play the games on Ray: local (a Ray instance started for the run; a bare --ray), auto or "
+                       "HOST:PORT; name AGENT_SPEC before a bare --ray")
     bm.add_argument("--no-progress", action="store_true", help="no progress bar")
     bm.set_defaults(func=_cmd_benchmark)
 

@@ -187,3 +187,20 @@ def test_an_agent_of_your_own_module(tmp_path, capsys, monkeypatch):
     capsys.readouterr()
     assert main(_run(tmp_path, "--module", "bm_no_such_module", agent="rulebot", players=2, games=2)) == 2
     _one_line_error(capsys, "--module: cannot import 'bm_no_such_module'")
+
+
+def test_workers_and_ray_reach_every_lineup_tournament(tmp_path, capsys, monkeypatch):
+    """--ray and --workers go to play_games for each lineup (here recorded, then played in this process)."""
+    import agents.tournament as tournament
+
+    real, seen = tournament.play_games, []
+
+    def recording(cfg, out, workers=None, progress=True, ray=None):
+        seen.append((cfg.name, workers, ray, progress))
+        return real(cfg, out, workers=0, progress=False, ray=None)
+
+    monkeypatch.setattr(tournament, "play_games", recording)
+    argv = ["benchmark", "random", "--players", "2", "--games", "2", "--lineups", "rulebot,greedy", "--workers", "3",
+            "--ray", "auto", "--out", str(tmp_path / "bm")]
+    assert main(argv) == 0
+    assert seen == [("benchmark_rulebot", 3, "auto", True), ("benchmark_greedy", 3, "auto", True)]
