@@ -206,7 +206,7 @@ def run_benchmark(spec: str, num_players: int = 4, games: int = DEFAULT_GAMES, s
     Raises BenchmarkError on bad input; tournament errors (TournamentError, TournamentInterrupted)
     pass through."""
     from .precompile import precompile
-    from .tournament import ConfigError, finished_games, play_games
+    from .tournament import ConfigError, TournamentError, finished_games, play_games
 
     check_games(games, num_players)
     for m in modules or []:
@@ -242,6 +242,11 @@ def run_benchmark(spec: str, num_players: int = 4, games: int = DEFAULT_GAMES, s
         print(f"skipping lineup {lineup}: {reason}", file=sys.stderr)
     if not configs:
         raise BenchmarkError("no lineup can be played: " + "; ".join(f"{k}: {v}" for k, v in skipped.items()))
+    for lineup, cfg in configs.items():      # another benchmark's games in a lineup directory: refused before any game
+        try:
+            finished_games(cfg, out / lineup, repair=False)
+        except TournamentError as e:
+            raise BenchmarkError(str(e)) from None
     first = next(iter(configs.values()))
     precompile([a for cfg in configs.values() for a in cfg.agents], num_players, first.variant, builtin_only=True)
     per_lineup, all_records, all_labels, failed = [], [], [], {}

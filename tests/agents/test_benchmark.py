@@ -204,3 +204,26 @@ def test_workers_and_ray_reach_every_lineup_tournament(tmp_path, capsys, monkeyp
             "--ray", "auto", "--out", str(tmp_path / "bm")]
     assert main(argv) == 0
     assert seen == [("benchmark_rulebot", 3, "auto", True), ("benchmark_greedy", 3, "auto", True)]
+
+
+def test_another_benchmark_into_the_same_directory_is_refused(tmp_path, capsys):
+    assert main(_run(tmp_path, agent="random", players=2, games=2, lineups="rulebot")) == 0
+    capsys.readouterr()
+    assert main(_run(tmp_path, "--seed", "7", agent="random", players=2, games=2, lineups="rulebot")) == 2
+    _one_line_error(capsys, "holds games of another tournament", "choose another --out directory")
+    # more games extend it: the first two are kept
+    assert main(_run(tmp_path, agent="random", players=2, games=4, lineups="rulebot")) == 0
+    assert json.loads((tmp_path / "bm" / "benchmark.json").read_text())["lineups"][0]["games"] == 4
+
+
+def test_the_strongest_lineup_is_the_ladders_top_agent():
+    """The strongest lineup is the ladder's guided-rollout-bot (configs/ladder/ladder_4p.yaml, docs/ladder.md)."""
+    from pathlib import Path
+
+    import yaml
+
+    from agents.base import parse_agent_spec
+
+    ladder = yaml.safe_load((Path(__file__).resolve().parents[2] / "configs/ladder/ladder_4p.yaml").read_text())
+    top = next(a for a in ladder["agents"] if isinstance(a, dict) and a.get("label") == "guided-rollout-bot")
+    assert parse_agent_spec(LINEUPS["strongest"]) == (top["name"], top["options"])
