@@ -190,6 +190,8 @@ def write_benchmark(result: dict, out: Path) -> tuple[Path, Path]:
             f"each of the k winners; the interval is Wilson's 95% score interval (the interval with the deals as "
             f"clusters is in benchmark.json). Mean rank: 1 = first. ms / decision: the agent's own wall-clock "
             f"time in act(). As a nation: the agent's win rate seated as that nation (its games there).", ""]
+    if result.get("interrupted"):
+        text += [f"Interrupted: the games played so far ({result['interrupted']}).", ""]
     if result["skipped"]:
         text += ["Skipped: " + "; ".join(f"{k} ({v})" for k, v in result["skipped"].items()) + ".", ""]
     md.write_text("\n".join(text))
@@ -203,10 +205,13 @@ def run_benchmark(spec: str, num_players: int = 4, games: int = DEFAULT_GAMES, s
     benchmark.json and benchmark.md in `out` (default runs/benchmarks/<spec>); returns the result.
     `modules`: modules to import first (an agent of your own, registered by name; as a tournament
     config's `modules`, the workers import them too).
-    Raises BenchmarkError on bad input; tournament errors (TournamentError, TournamentInterrupted)
-    pass through."""
+    Raises BenchmarkError on bad input; tournament errors (TournamentError, TournamentInterrupted on
+    SIGTERM) pass through. After Ctrl-C the report covers the games played so far, and the result
+    says "interrupted" (the same command resumes)."""
     from .precompile import precompile
-    from .tournament import ConfigError, TournamentError, finished_games, play_games
+    import signal
+
+    from .tournament import ConfigError, TournamentError, TournamentInterrupted, finished_games, play_games
 
     check_games(games, num_players)
     for m in modules or []:
@@ -249,26 +254,34 @@ def run_benchmark(spec: str, num_players: int = 4, games: int = DEFAULT_GAMES, s
             raise BenchmarkError(str(e)) from None
     first = next(iter(configs.values()))
     precompile([a for cfg in configs.values() for a in cfg.agents], num_players, first.variant, builtin_only=True)
-    per_lineup, all_records, all_labels, failed = [], [], [], {}
+    per_lineup, all_records, all_labels, failed, interrupted = [], [], [], {}, None
     for k, (lineup, cfg) in enumerate(configs.items(), 1):
         print(f"lineup {k}/{len(configs)} {lineup}: {cfg.labels[0]} against {num_players - 1} x {LINEUPS[lineup]}, "
               f"{games} games -> {out / lineup}", file=sys.stderr)
-        run = play_games(cfg, out / lineup, workers=workers, progress=progress, ray=ray)
+        try:
+            run = play_games(cfg, out / lineup, workers=workers, progress=progress, ray=ray)
+        except TournamentInterrupted as e:
+            if e.signal != signal.SIGINT:       # SIGTERM: asked to end, no report
+                raise
+            interrupted, run = e, {"failed": {}}     # Ctrl-C: the report of the games so far
         for i, msg in run["failed"].items():
             failed[f"{lineup}:{i}"] = msg
         records = finished_games(cfg, out / lineup, repair=False)
-        if not records:
-            continue
-        row = summary_row(records, cfg.labels, cfg.labels[0])
-        per_lineup.append({"lineup": lineup, "opponent": LINEUPS[lineup], **row})
-        all_records += records
-        all_labels += [lab for lab in cfg.labels if lab not in all_labels]
+        if records:
+            row = summary_row(records, cfg.labels, cfg.labels[0])
+            per_lineup.append({"lineup": lineup, "opponent": LINEUPS[lineup], **row})
+            all_records += records
+            all_labels += [lab for lab in cfg.labels if lab not in all_labels]
+        if interrupted is not None:
+            break
     label = first.labels[0]
     result = {"agent": spec.strip(), "num_players": num_players, "games_per_lineup": games, "seed": seed,
               "fair_share": 1.0 / num_players, "command": command or f"v1919 benchmark {spec}",
               "lineups": per_lineup,
               "overall": summary_row(all_records, all_labels, label) if all_records else None,
               "skipped": skipped, "failed": failed}
+    if interrupted is not None:
+        result["interrupted"] = str(interrupted)
     if all_records:
         write_benchmark(result, out)
     result["out"] = str(out)
@@ -305,12 +318,18 @@ def cmd_benchmark(args) -> int:
     except TournamentError as e:
         err(str(e))
         return 2
+    if result.get("interrupted"):
+        print(result["interrupted"], file=sys.stderr)
     if result["overall"] is None:
+        if result.get("interrupted"):
+            return 130
         err("no game was played")
         return 1
     print(benchmark_table(result))
     out = Path(result["out"])
     print(f"fair share {100 / result['num_players']:.1f}%; report: {out / 'benchmark.md'}, {out / 'benchmark.json'}")
+    if result.get("interrupted"):
+        return 130
     if result["failed"]:
         err(f"{len(result['failed'])} game(s) failed and were not recorded (rerun the same command to retry): "
             + "; ".join(f"{k}: {v}" for k, v in list(result["failed"].items())[:5]))

@@ -227,3 +227,43 @@ def test_the_strongest_lineup_is_the_ladders_top_agent():
     ladder = yaml.safe_load((Path(__file__).resolve().parents[2] / "configs/ladder/ladder_4p.yaml").read_text())
     top = next(a for a in ladder["agents"] if isinstance(a, dict) and a.get("label") == "guided-rollout-bot")
     assert parse_agent_spec(LINEUPS["strongest"]) == (top["name"], top["options"])
+
+
+def test_ctrl_c_reports_the_games_so_far(tmp_path, capsys, monkeypatch):
+    """Ctrl-C in the second lineup: exit 130, the first lineup's table printed and written, the same
+    command resumes; SIGTERM: exit 143 without a report."""
+    import signal
+
+    import agents.tournament as tournament
+    from agents.tournament import TournamentInterrupted
+
+    real, calls = tournament.play_games, []
+
+    def stopped_in_greedy(cfg, out, workers=None, progress=True, ray=None):
+        calls.append(cfg.name)
+        if cfg.name == "benchmark_greedy":
+            raise TournamentInterrupted("interrupted: 0 of 2 games kept; run the same command again to resume",
+                                        signal.SIGINT)
+        return real(cfg, out, workers=workers, progress=progress, ray=ray)
+
+    monkeypatch.setattr(tournament, "play_games", stopped_in_greedy)
+    argv = _run(tmp_path, agent="random", players=2, games=2, lineups="rulebot,greedy,ismcts")
+    assert main(argv) == 130
+    out, err = capsys.readouterr()
+    assert calls == ["benchmark_rulebot", "benchmark_greedy"]         # ismcts not started
+    assert "| rulebot |" in out and "| greedy |" not in out and "interrupted: 0 of 2 games kept" in err
+    result = json.loads((tmp_path / "bm" / "benchmark.json").read_text())
+    assert [r["lineup"] for r in result["lineups"]] == ["rulebot"] and result["interrupted"]
+    assert "Interrupted" in (tmp_path / "bm" / "benchmark.md").read_text()
+    monkeypatch.setattr(tournament, "play_games", real)
+    assert main(argv) == 0                                              # resumed: every lineup
+    assert [r["lineup"] for r in json.loads((tmp_path / "bm" / "benchmark.json").read_text())["lineups"]] == [
+        "rulebot", "greedy", "ismcts"]
+
+    def terminated(cfg, out, workers=None, progress=True, ray=None):
+        raise TournamentInterrupted("terminated", signal.SIGTERM)
+
+    monkeypatch.setattr(tournament, "play_games", terminated)
+    capsys.readouterr()
+    assert main(_run(tmp_path / "other", agent="random", players=2, games=2, lineups="rulebot")) == 143
+    assert not (tmp_path / "other" / "bm" / "benchmark.json").exists()
