@@ -121,6 +121,13 @@ def _cmd_agents(args) -> int:
     return getattr(commands, f"cmd_{args.cmd}")(args)
 
 
+def _cmd_serve(args) -> int:
+    """`v1919 serve`: agents/web/serve.py (imports the web extra only when run)."""
+    from agents.web.serve import cmd_serve
+
+    return cmd_serve(args)
+
+
 def _cmd_train(args) -> int:
     """`v1919 train`: training/cli.py (imports torch only when run)."""
     from training.cli import run
@@ -183,6 +190,28 @@ def _add_agent_commands(sub) -> None:
     add_solitaire_options(pl)
     pl.add_argument("--record", metavar="FILE", default=None, help="append the game's record (JSON line) to FILE")
     pl.set_defaults(func=_cmd_agents)
+    sv = sub.add_parser(
+        "serve", help="play and watch games in the browser: a local web app (needs the web extra)",
+        formatter_class=raw,
+        description=wrap("A web app for games in the browser: start a game (1-4 players, each seat you or a bot), "
+                         "the board as the SVG picture, the legal actions by name, the bots' moves one by one. "
+                         "Games are kept in an SQLite file: a reload or a restart resumes them. Bound to "
+                         "127.0.0.1; another address needs --allow-remote and a token (docs/web.md)."),
+        epilog="example:\n  v1919 serve                        # then open http://127.0.0.1:8000/\n"
+               "  v1919 serve --agent rulebot --agent ismcts:iterations=400")
+    sv.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1, this machine only)")
+    sv.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    sv.add_argument("--db", default="~/.v1919/web.sqlite3", help="the SQLite file of the games "
+                                                                 "(default ~/.v1919/web.sqlite3)")
+    sv.add_argument("--agent", action="append", metavar="SPEC",
+                    help="an agent spec the new-game page offers (repeat; default: rulebot, random, greedy, "
+                         "ismcts, ismcts:iterations=1000); the browser can only seat these")
+    sv.add_argument("--bot-delay", type=float, default=0.4, help="seconds between the bots' moves (default 0.4)")
+    sv.add_argument("--allow-remote", action="store_true", help="allow a --host other machines can reach "
+                                                                "(every request then needs the token)")
+    sv.add_argument("--token", default=None, help="the token requests need (default: none on 127.0.0.1; one "
+                                                  "made and printed with --allow-remote)")
+    sv.set_defaults(func=_cmd_serve)
     t = sub.add_parser(
         "tournament", help="many seeded games between agents in worker processes: win rates and OpenSkill ratings",
         formatter_class=raw,

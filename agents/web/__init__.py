@@ -1,0 +1,3 @@
+"""`v1919 serve`: play and watch games in the browser (the `web` extra: Starlette and uvicorn).
+app.py is the application, store.py keeps the games in SQLite, page.py has the pages, serve.py the
+command (docs/web.md)."""

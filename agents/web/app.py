@@ -1,0 +1,384 @@
+"""`v1919 serve`'s application (Starlette): new games against any offered agent, the board as the
+project's SVG, the legal actions by their readable names, the bots' moves one by one, live over a
+WebSocket; games kept in SQLite (store.py) and rebuilt by replaying their actions.
+
+What the browser gets is `public_view`: a function of what every seat can see (the board, the
+moves so far, the legal actions of a human seat to move). The game's seed, its deck orders and its
+generator never leave the server (tests/agents/test_web.py checks the payloads against a game whose
+hidden information was resampled). Every message from the browser is checked (`Room.check`): one
+that is malformed, stale, out of turn or illegal gets an error and changes nothing.
+"""
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import logging
+import secrets
+from contextlib import asynccontextmanager
+from urllib.parse import urlsplit
+
+import numpy as np
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from agents.base import Agent, AgentError, make_agent, parse_agent_spec
+from agents.play import hand_off, observe_seat
+from v1919_env.core.vocab import NATIONS
+from v1919_env.game import Game, card_tables
+from v1919_env.variants import variant_names
+from v1919_env.view.svg import board_svg
+
+from . import page
+from .store import Store
+
+log = logging.getLogger(__name__)
+
+DEFAULT_AGENTS = ("rulebot", "random", "greedy", "ismcts", "ismcts:iterations=1000")
+"""The agent specs the new-game page offers unless `v1919 serve --agent` names others."""
+HUMAN = "human"
+LOG_MOVES = 12          # the moves the payload lists (the newest last)
+MAX_MESSAGE = 4096      # characters: a browser message is a small JSON object
+
+
+class Refused(ValueError):
+    """A browser request or message that is refused; its text is the error the browser shows."""
+
+
+def _int(value, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise Refused(f"{what} must be an integer, got {json.dumps(value)}")
+    return value
+
+
+def check_new_game(body, offered: tuple[str, ...]) -> dict:
+    """The settings of a new game from the browser's request {"num_players": 1-4, "variant": ...,
+    "seats": ["human" or an offered agent spec, one per seat]}; Refused otherwise."""
+    if not isinstance(body, dict):
+        raise Refused("a new game is a JSON object {num_players, variant, seats}")
+    unknown = sorted(set(body) - {"num_players", "variant", "seats"})
+    if unknown:
+        raise Refused(f"unknown field(s) {', '.join(unknown)}")
+    n = _int(body.get("num_players"), "num_players")
+    if n not in (1, 2, 3, 4):
+        raise Refused(f"num_players must be 1, 2, 3 or 4, got {n}")
+    variant = body.get("variant", "standard")
+    names = variant_names(card_tables()[0])
+    if variant not in names:
+        raise Refused(f"variant must be one of {', '.join(names)}, got {json.dumps(variant)}")
+    seats = body.get("seats")
+    if not isinstance(seats, list) or len(seats) != n:
+        raise Refused(f"seats must be a list of {n} entries (\"human\" or an agent), got {json.dumps(seats)}")
+    for p, s in enumerate(seats):
+        if s != HUMAN and s not in offered:
+            raise Refused(f"seat {p}: {json.dumps(s)} is not offered; choose \"human\" or one of "
+                          f"{', '.join(offered)}")
+    return {"num_players": n, "variant": variant, "seats": list(seats), "seed": secrets.randbits(63)}
+
+
+def seat_names(game: Game) -> list[str]:
+    return [game.seat_name(p) for p in range(game.num_players)]
+
+
+def public_view(gid: str, settings: dict, game: Game, moves: list[dict]) -> dict:
+    """The payload of a game's state for the browser: only what every seat sees. `moves` are the
+    moves so far ({step, seat, player, action, name}). Never the seed, the decks or the generator."""
+    seats = settings["seats"]
+    over = bool(game.is_over)
+    to_move = None if over else int(game.current_player)
+    human_turn = to_move is not None and seats[to_move] == HUMAN
+    view = {
+        "type": "state", "game": gid, "step": len(moves), "num_players": game.num_players,
+        "variant": settings["variant"],
+        "seats": [{"seat": p, "name": name, "player": seats[p]} for p, name in enumerate(seat_names(game))],
+        "over": over, "to_move": to_move, "human_to_move": human_turn,
+        "turn": int(game.turn), "decision": None if over else game.decision,
+        "legal": [{"action": int(a), "name": game.describe(int(a))} for a in game.legal_actions()]
+        if human_turn else [],
+        "last_move": moves[-1] if moves else None,
+        "log": moves[-LOG_MOVES:],
+        "scores": game.scores() if over else None,
+        "svg": board_svg(game),
+    }
+    return view
+
+
+class Room:
+    """A game being played: its Game, its moves, its bots, the browsers watching it. One lock orders
+    every change; a bot's move is chosen in a worker thread and applied under the lock."""
+
+    def __init__(self, gid: str, settings: dict, actions: list[int], store: Store, bot_delay: float):
+        self.gid, self.settings, self.store, self.bot_delay = gid, settings, store, bot_delay
+        self.game = Game.new(settings["num_players"], seed=settings["seed"], variant=settings["variant"])
+        self.moves: list[dict] = []
+        for a in actions:
+            self._apply(a)
+        self.agents: dict[int, Agent] = {}
+        self.lock = asyncio.Lock()
+        self.sockets: set[WebSocket] = set()
+        self.driver: asyncio.Task | None = None
+        self.failure: str | None = None
+
+    def _apply(self, action: int) -> None:
+        g = self.game
+        p = int(g.current_player)
+        self.moves.append({"step": len(self.moves), "seat": p, "name": g.seat_name(p),
+                           "player": self.settings["seats"][p], "action": int(action),
+                           "move": g.describe(int(action))})
+        g.step(int(action))
+
+    def record(self, action: int) -> None:
+        """Store the action of the current step, then play it."""
+        self.store.add_move(self.gid, len(self.moves), action)
+        self._apply(action)
+
+    def view(self) -> dict:
+        v = public_view(self.gid, self.settings, self.game, self.moves)
+        if self.failure:
+            v["failure"] = self.failure
+        return v
+
+    def bot_to_move(self) -> bool:
+        g = self.game
+        return not g.is_over and self.settings["seats"][int(g.current_player)] != HUMAN and self.failure is None
+
+    # ---------------------------------------------------------------- the browser's messages
+    def check(self, text) -> int:
+        """The action of a browser message {"type": "act", "step": k, "seat": p, "action": a}: Refused
+        unless it is well-formed, for the current step, from the human seat to move and legal."""
+        if not isinstance(text, str):
+            raise Refused("messages are JSON text")
+        if len(text) > MAX_MESSAGE:
+            raise Refused(f"message longer than {MAX_MESSAGE} characters")
+        try:
+            msg = json.loads(text)
+        except ValueError:
+            raise Refused("malformed message: not JSON") from None
+        if not isinstance(msg, dict) or msg.get("type") != "act":
+            raise Refused('malformed message: expected {"type": "act", "step": k, "seat": p, "action": a}')
+        unknown = sorted(set(msg) - {"type", "step", "seat", "action"})
+        if unknown:
+            raise Refused(f"malformed message: unknown field(s) {', '.join(unknown)}")
+        step, seat, action = (_int(msg.get(k), k) for k in ("step", "seat", "action"))
+        g = self.game
+        if step != len(self.moves):
+            raise Refused(f"stale message: it is for step {step}, the game is at step {len(self.moves)}")
+        if g.is_over:
+            raise Refused("the game is over")
+        p = int(g.current_player)
+        if self.settings["seats"][p] != HUMAN:
+            raise Refused(f"out of turn: {g.seat_name(p)} (a bot, {self.settings['seats'][p]}) is to move")
+        if seat != p:
+            raise Refused(f"out of turn: {g.seat_name(p)} (seat {p}) is to move, not seat {seat}")
+        mask = g.action_mask()
+        if not 0 <= action < mask.shape[0] or not mask[action]:
+            raise Refused(f"illegal action {action}: not one of the {len(g.legal_actions())} legal actions now")
+        return action
+
+    # ---------------------------------------------------------------- the bots
+    def _agent(self, p: int) -> Agent:
+        if p not in self.agents:
+            name, opts = parse_agent_spec(self.settings["seats"][p])
+            agent = make_agent(name, **opts)
+            seeds = np.random.SeedSequence([self.settings["seed"], 1]).generate_state(self.settings["num_players"])
+            agent.reset(int(seeds[p]))
+            self.agents[p] = agent
+        return self.agents[p]
+
+    def _bot_action(self, p: int, step: int) -> int:
+        """Seat p's bot's action (run in a worker thread while the room's lock is held)."""
+        agent = self._agent(p)
+        obs, mask = observe_seat(self.game, p)
+        copy = None
+        if agent.needs_game:    # its information set, from a generator of the server's (never the agent's)
+            copy = hand_off(self.game, p, np.random.default_rng([self.settings["seed"], 0x5EA7, step]))
+        a = agent.act(obs, mask, copy)
+        if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)) or \
+                not 0 <= int(a) < mask.shape[0] or not mask[int(a)]:
+            raise AgentError(f"returned {a!r}, not a legal action")
+        return int(a)
+
+    async def drive(self) -> None:
+        """Play the bots' moves one by one, telling every browser after each, until a human is to move."""
+        while True:
+            async with self.lock:
+                if not self.bot_to_move():
+                    return
+                p, step = int(self.game.current_player), len(self.moves)
+                try:
+                    a = await run_in_threadpool(self._bot_action, p, step)
+                except Exception as e:      # a bot that fails stops the game here, said to the browsers
+                    log.exception("game %s: the bot of seat %d failed", self.gid, p)
+                    self.failure = f"the bot of {self.game.seat_name(p)} ({self.settings['seats'][p]}) failed: {e}"
+                else:
+                    self.record(a)
+            await self.broadcast()
+            await asyncio.sleep(self.bot_delay)
+
+    def kick(self) -> None:
+        """Start the bots' driver unless it runs or no bot is to move."""
+        if self.bot_to_move() and (self.driver is None or self.driver.done()):
+            self.driver = asyncio.create_task(self.drive())
+
+    async def broadcast(self) -> None:
+        view = self.view()
+        for ws in list(self.sockets):
+            try:
+                await ws.send_json(view)
+            except Exception:       # a closed tab
+                self.sockets.discard(ws)
+
+    async def close(self) -> None:
+        if self.driver is not None and not self.driver.done():
+            self.driver.cancel()
+        for agent in self.agents.values():
+            agent.close()
+
+
+class Rooms:
+    """The games open in this server process, loaded from the store on first use."""
+
+    def __init__(self, store: Store, bot_delay: float):
+        self.store, self.bot_delay = store, bot_delay
+        self.rooms: dict[str, Room] = {}
+
+    def get(self, gid: str) -> Room | None:
+        if gid not in self.rooms:
+            found = self.store.load(gid)
+            if found is None:
+                return None
+            self.rooms[gid] = Room(gid, found[0], found[1], self.store, self.bot_delay)
+        return self.rooms[gid]
+
+    def new(self, settings: dict) -> Room:
+        gid = secrets.token_urlsafe(12)
+        self.store.add_game(gid, settings)
+        return self.get(gid)
+
+    async def close(self) -> None:
+        for room in self.rooms.values():
+            await room.close()
+
+
+def _same_origin(headers) -> bool:
+    """A browser's WebSocket from another site carries that site's Origin: refuse it."""
+    origin = headers.get("origin")
+    return origin is None or urlsplit(origin).netloc == headers.get("host")
+
+
+def create_app(db_path: str, *, agents: tuple[str, ...] = DEFAULT_AGENTS, token: str | None = None,
+               allowed_hosts: list[str] | None = None, bot_delay: float = 0.4) -> Starlette:
+    """The application over the SQLite file `db_path`. `agents`: the specs the browser may seat
+    (checked here: each builds); `token`: when set, every request needs it (?token=, or the cookie
+    the first page sets); `allowed_hosts`: the Host headers accepted (DNS rebinding); `bot_delay`:
+    seconds between the bots' moves, so that a person can follow them."""
+    for spec in agents:
+        name, opts = parse_agent_spec(spec)
+        if name == HUMAN:
+            raise AgentError('"human" is the browser\'s seat, not an agent to offer')
+        make_agent(name, **opts).close()
+    offered = tuple(agents)
+    rooms = Rooms(Store(db_path), bot_delay)
+
+    def authorized(conn) -> bool:
+        if token is None:
+            return True
+        given = conn.query_params.get("token") or conn.cookies.get("v1919_token") or ""
+        return hmac.compare_digest(given.encode(), token.encode())
+
+    def with_cookie(request: Request, response: Response) -> Response:
+        if token is not None and request.query_params.get("token"):
+            response.set_cookie("v1919_token", token, httponly=True, samesite="strict")
+        return response
+
+    def refuse(status: int, text: str) -> JSONResponse:
+        return JSONResponse({"error": text}, status_code=status)
+
+    async def index(request: Request) -> Response:
+        if not authorized(request):
+            return refuse(403, "this server needs its token: open the address it printed (…?token=…)")
+        return with_cookie(request, HTMLResponse(page.index_html(offered, variant_names(card_tables()[0]),
+                                                                 rooms.store.list_games())))
+
+    async def new_game(request: Request) -> Response:
+        if not authorized(request):
+            return refuse(403, "token needed")
+        try:
+            body = json.loads(await request.body())
+        except ValueError:
+            return refuse(400, "a new game is a JSON object {num_players, variant, seats}")
+        try:
+            settings = check_new_game(body, offered)
+        except Refused as e:
+            return refuse(400, str(e))
+        room = rooms.new(settings)
+        return JSONResponse({"game": room.gid, "url": f"/game/{room.gid}"}, status_code=201)
+
+    async def game_page(request: Request) -> Response:
+        if not authorized(request):
+            return refuse(403, "token needed")
+        gid = request.path_params["gid"]
+        if rooms.get(gid) is None:
+            return refuse(404, f"no game {gid!r}")
+        return with_cookie(request, HTMLResponse(page.game_html(gid)))
+
+    async def game_state(request: Request) -> Response:
+        if not authorized(request):
+            return refuse(403, "token needed")
+        room = rooms.get(request.path_params["gid"])
+        if room is None:
+            return refuse(404, "no such game")
+        return JSONResponse(room.view())
+
+    async def game_socket(ws: WebSocket) -> None:
+        if not authorized(ws) or not _same_origin(ws.headers):
+            await ws.close(code=4403)
+            return
+        room = rooms.get(ws.path_params["gid"])
+        if room is None:
+            await ws.close(code=4404)
+            return
+        await ws.accept()
+        room.sockets.add(ws)
+        try:
+            await ws.send_json(room.view())
+            room.kick()
+            while True:
+                msg = await ws.receive()
+                if msg["type"] == "websocket.disconnect":
+                    break
+                try:
+                    async with room.lock:
+                        action = room.check(msg.get("text"))
+                        room.record(action)
+                except Refused as e:
+                    await ws.send_json({"type": "error", "error": str(e), "step": len(room.moves)})
+                    continue
+                await room.broadcast()
+                room.kick()
+        except WebSocketDisconnect:
+            pass
+        finally:
+            room.sockets.discard(ws)
+
+    @asynccontextmanager
+    async def lifespan(app):
+        yield
+        await rooms.close()
+
+    middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts)] if allowed_hosts else []
+    app = Starlette(routes=[
+        Route("/", index),
+        Route("/api/games", new_game, methods=["POST"]),
+        Route("/api/games/{gid}", game_state),
+        Route("/game/{gid}", game_page),
+        WebSocketRoute("/ws/{gid}", game_socket),
+    ], middleware=middleware, lifespan=lifespan)
+    app.state.rooms = rooms
+    return app

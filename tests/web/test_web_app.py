@@ -1,0 +1,271 @@
+"""`v1919 serve`'s application through Starlette's TestClient: games against bots played to the end
+over the WebSocket, reload and restart resume, bad requests and messages refused with nothing
+changed, and payloads that carry no hidden information."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from starlette.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
+
+from agents.web.app import Room, Refused, check_new_game, create_app, public_view
+from agents.web.store import Store
+from v1919_env.game import Game
+
+AGENTS = ("random", "rulebot")
+
+
+@pytest.fixture
+def db(tmp_path):
+    return str(tmp_path / "games.sqlite3")
+
+
+def client_for(db, **kw):
+    return TestClient(create_app(db, agents=AGENTS, bot_delay=0, **kw))
+
+
+def new_game(client, seats, n=None, variant="standard") -> str:
+    r = client.post("/api/games", json={"num_players": n or len(seats), "variant": variant, "seats": seats})
+    assert r.status_code == 201, r.text
+    return r.json()["game"]
+
+
+def hidden_free(msg: dict, seed: int) -> None:
+    """No key names the seed, the state or the generator, and the seed's digits appear nowhere."""
+    text = json.dumps(msg)
+    assert str(seed) not in text
+    keys = set()
+
+    def walk(x):
+        if isinstance(x, dict):
+            keys.update(x)
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+    walk(msg)
+    assert not keys & {"seed", "state", "rng", "deck", "decks", "generator"}
+
+
+def until_human(ws, seed, seen):
+    """Messages until a state where a human is to move or the game is over; checks each."""
+    while True:
+        m = ws.receive_json()
+        assert m["type"] == "state", m
+        hidden_free(m, seed)
+        if seen:        # the bots' moves arrive one at a time, each shown as the last move
+            assert m["step"] in (seen[-1], seen[-1] + 1)
+            if m["step"] == seen[-1] + 1:
+                assert m["last_move"]["step"] == seen[-1]
+        seen.append(m["step"])
+        if m["over"] or m["human_to_move"]:
+            return m
+
+
+def test_a_game_against_bots_is_played_to_its_end(db):
+    with client_for(db) as client:
+        gid = new_game(client, ["human", "random"])
+        seed = Store(db).load(gid)[0]["seed"]
+        seen = []
+        with client.websocket_connect(f"/ws/{gid}") as ws:
+            m = until_human(ws, seed, seen)
+            while not m["over"]:
+                assert m["seats"][m["to_move"]]["player"] == "human" and m["legal"]
+                assert all(isinstance(a["name"], str) and a["name"] for a in m["legal"])
+                choice = m["legal"][len(m["legal"]) // 2]
+                ws.send_json({"type": "act", "step": m["step"], "seat": m["to_move"], "action": choice["action"]})
+                m = until_human(ws, seed, seen)
+                assert m["log"] and m["log"][-1] == m["last_move"]
+        assert m["scores"] and m["legal"] == [] and m["to_move"] is None
+        assert {s["player"] for s in (m["last_move"], *m["log"])} <= {"human", "random"}
+    settings, actions = Store(db).load(gid)
+    g = Game.new(2, seed=settings["seed"])
+    for a in actions:
+        g.step(a)
+    assert g.is_over and len(actions) == m["step"]
+    assert [s["total"] for s in g.scores()] == [s["total"] for s in m["scores"]]
+
+
+def test_bots_alone_play_a_whole_game_while_watched(db):
+    with client_for(db) as client:
+        gid = new_game(client, ["rulebot", "random", "rulebot"])
+        with client.websocket_connect(f"/ws/{gid}") as ws:
+            m = until_human(ws, Store(db).load(gid)[0]["seed"], [])
+        assert m["over"] and len(m["scores"]) == 3
+
+
+def test_a_solitaire_game_has_one_human_seat(db):
+    with client_for(db) as client:
+        gid = new_game(client, ["human"])
+        m = client.get(f"/api/games/{gid}").json()
+        assert m["num_players"] == 1 and m["human_to_move"] and m["legal"]
+
+
+def play_human_moves(ws, k, seed, m=None):
+    """k human moves (the first legal action each time) from the state m (None: the next one)."""
+    m = m or until_human(ws, seed, [])
+    for _ in range(k):
+        ws.send_json({"type": "act", "step": m["step"], "seat": m["to_move"], "action": m["legal"][0]["action"]})
+        m = until_human(ws, seed, [])
+    return m
+
+
+def test_reload_and_a_server_restart_resume_the_game(db):
+    with client_for(db) as client:
+        gid = new_game(client, ["rulebot", "human", "human"])
+        seed = Store(db).load(gid)[0]["seed"]
+        with client.websocket_connect(f"/ws/{gid}") as ws:
+            m = play_human_moves(ws, 5, seed)
+        assert gid in client.get("/").text
+        page = client.get(f"/game/{gid}")
+        assert page.status_code == 200 and gid in page.text
+        with client.websocket_connect(f"/ws/{gid}") as ws:       # a reload: the same position
+            again = ws.receive_json()
+        assert again == m
+    with client_for(db) as client:                                 # a new server on the same file
+        after = client.get(f"/api/games/{gid}").json()
+        assert after == m
+        with client.websocket_connect(f"/ws/{gid}") as ws:
+            assert ws.receive_json() == m
+            m2 = play_human_moves(ws, 1, seed, m)
+        assert m2["step"] > m["step"]
+    assert len(Store(db).load(gid)[1]) == m2["step"]
+
+
+BAD_GAMES = [
+    ({"num_players": 5, "seats": ["human"] * 5}, "num_players"),
+    ({"num_players": 2, "seats": ["human"]}, "seats"),
+    ({"num_players": 2, "seats": ["human", "process:cmd=rm -rf ~"]}, "not offered"),
+    ({"num_players": 2, "seats": ["human", "ismcts"]}, "not offered"),
+    ({"num_players": True, "seats": ["human"]}, "integer"),
+    ({"num_players": 2, "variant": "nonesuch", "seats": ["human", "random"]}, "variant"),
+    ({"num_players": 2, "seats": ["human", "random"], "seed": 1}, "unknown field"),
+    ([2], "JSON object"),
+]
+
+
+@pytest.mark.parametrize("body,said", BAD_GAMES)
+def test_a_bad_new_game_is_refused(db, body, said):
+    with client_for(db) as client:
+        r = client.post("/api/games", json=body)
+        assert r.status_code == 400 and said in r.json()["error"]
+        assert client.post("/api/games", content=b"{not json").status_code == 400
+    assert Store(db).list_games() == []
+
+
+def test_bad_messages_are_refused_and_change_nothing(db):
+    with client_for(db) as client:
+        gid = new_game(client, ["human", "human"])
+        with client.websocket_connect(f"/ws/{gid}") as ws:
+            m = ws.receive_json()
+            step, seat = m["step"], m["to_move"]
+            legal = {a["action"] for a in m["legal"]}
+            illegal = next(a for a in range(1000) if a not in legal)
+            ok = {"type": "act", "step": step, "seat": seat, "action": min(legal)}
+            bad = [
+                ("not json", "not JSON"),
+                (json.dumps([1, 2]), "malformed"),
+                (json.dumps({**ok, "type": "undo"}), "malformed"),
+                (json.dumps({**ok, "extra": 1}), "unknown field"),
+                (json.dumps({k: v for k, v in ok.items() if k != "action"}), "action must be an integer"),
+                (json.dumps({**ok, "action": True}), "action must be an integer"),
+                (json.dumps({**ok, "action": "3"}), "action must be an integer"),
+                (json.dumps({**ok, "step": step - 1}), "stale"),
+                (json.dumps({**ok, "step": step + 1}), "stale"),
+                (json.dumps({**ok, "seat": 1 - seat}), "out of turn"),
+                (json.dumps({**ok, "action": illegal}), "illegal"),
+                (json.dumps({**ok, "action": -1}), "illegal"),
+                (json.dumps({**ok, "action": 10 ** 12}), "illegal"),
+                ("x" * 5000, "longer"),
+            ]
+            for text, said in bad:
+                ws.send_text(text)
+                e = ws.receive_json()
+                assert e["type"] == "error" and said in e["error"], (text, e)
+                assert e["step"] == step
+            ws.send_bytes(b"\x00\x01")
+            assert "JSON text" in ws.receive_json()["error"]
+            assert client.get(f"/api/games/{gid}").json() == m
+            assert Store(db).load(gid)[1] == []
+            ws.send_text(json.dumps(ok))                   # the good one still works
+            assert ws.receive_json()["step"] == step + 1
+            ws.send_text(json.dumps(ok))                   # and does not work twice
+            assert "stale" in ws.receive_json()["error"]
+        assert Store(db).load(gid)[1] == [min(legal)]
+
+
+def test_a_move_for_a_bot_or_after_the_end_is_refused(db):
+    store = Store(db)
+    settings = check_new_game({"num_players": 2, "seats": ["random", "human"]}, AGENTS)
+    store.add_game("g", settings)
+    room = Room("g", settings, [], store, 0)       # the bot (seat 0) to move: nobody drives it here
+    assert room.bot_to_move()
+    a = int(room.game.legal_actions()[0])
+    with pytest.raises(Refused, match="out of turn.*a bot"):
+        room.check(json.dumps({"type": "act", "step": 0, "seat": 0, "action": a}))
+    g = room.game
+    while not g.is_over:
+        room.record(int(g.legal_actions()[0]))
+    with pytest.raises(Refused, match="over"):
+        room.check(json.dumps({"type": "act", "step": len(room.moves), "seat": 0, "action": a}))
+    assert Room("g", settings, store.load("g")[1], store, 0).view() == room.view()
+
+
+def test_the_payload_is_the_same_whatever_the_hidden_decks():
+    """public_view depends only on what the seats see: a copy of the game whose deck orders and
+    generator were resampled (Game.information_set) gives the same payload, at every 40th step."""
+    settings = {"num_players": 3, "variant": "standard", "seats": ["human", "human", "human"], "seed": 12345}
+    g = Game.new(3, seed=settings["seed"])
+    moves, rng, checked = [], np.random.default_rng(0), 0
+    while not g.is_over:
+        if len(moves) % 40 == 0:
+            view = public_view("g", settings, g, moves)
+            for s in (1, 2):
+                copy = g.information_set(int(g.current_player), s)
+                assert not np.array_equal(copy.state, g.state)      # the hidden part differs ...
+                assert public_view("g", settings, copy, moves) == view     # ... and is not sent
+            hidden_free(view, settings["seed"])
+            checked += 1
+        legal = g.legal_actions()
+        a = int(legal[rng.integers(len(legal))])
+        moves.append({"step": len(moves), "action": a})
+        g.step(a)
+    assert checked >= 5
+
+
+def test_a_token_guards_every_request(db):
+    token = "t" * 20
+    with client_for(db, token=token) as client:
+        assert client.get("/").status_code == 403
+        assert client.post("/api/games", json={"num_players": 1, "seats": ["human"]}).status_code == 403
+        r = client.get(f"/?token={token}")
+        assert r.status_code == 200 and "v1919_token" in r.headers["set-cookie"]
+        gid = new_game(client, ["human"])                  # the cookie now carries the token
+        client.cookies.clear()
+        assert client.get(f"/api/games/{gid}").status_code == 403
+        assert client.get(f"/api/games/{gid}?token={'x' * 20}").status_code == 403
+        with pytest.raises(WebSocketDisconnect) as e, client.websocket_connect(f"/ws/{gid}") as ws:
+            ws.receive_json()
+        assert e.value.code == 4403
+        with client.websocket_connect(f"/ws/{gid}?token={token}") as ws:
+            assert ws.receive_json()["human_to_move"]
+
+
+def test_other_sites_hosts_and_unknown_games_are_refused(db):
+    with client_for(db, allowed_hosts=["127.0.0.1", "localhost"]) as client:
+        assert client.get("/").status_code == 400                      # Host: testserver (DNS rebinding)
+        assert client.get("/", headers={"host": "127.0.0.1:8000"}).status_code == 200
+    with client_for(db) as client:
+        gid = new_game(client, ["human"])
+        with pytest.raises(WebSocketDisconnect) as e, client.websocket_connect(
+                f"/ws/{gid}", headers={"origin": "http://evil.example"}) as ws:
+            ws.receive_json()
+        assert e.value.code == 4403
+        with pytest.raises(WebSocketDisconnect) as e, client.websocket_connect("/ws/nosuchgame") as ws:
+            ws.receive_json()
+        assert e.value.code == 4404
+        assert client.get("/game/nosuchgame").status_code == 404
+        assert client.get("/api/games/nosuchgame").status_code == 404
