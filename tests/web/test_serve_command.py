@@ -1,0 +1,82 @@
+"""`v1919 serve`: its settings (loopback by default; another address only with --allow-remote and a
+token) and the real server (uvicorn, a WebSocket from the websockets client) in a subprocess."""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+from websockets.sync.client import connect
+
+from agents.web.serve import is_loopback, serve_settings
+from v1919_env.cli import UsageError, build_parser, main
+
+
+def settings(*argv):
+    return serve_settings(build_parser().parse_args(["serve", *argv]))
+
+
+def test_loopback_by_default_and_remote_only_with_the_flag_and_a_token(tmp_path):
+    s = settings()
+    assert s["host"] == "127.0.0.1" and s["token"] is None and "127.0.0.1" in s["allowed_hosts"]
+    assert is_loopback("::1") and is_loopback("localhost") and not is_loopback("0.0.0.0")
+    with pytest.raises(UsageError, match="--allow-remote"):
+        settings("--host", "0.0.0.0")
+    remote = settings("--host", "0.0.0.0", "--allow-remote")
+    assert len(remote["token"]) >= 16 and remote["allowed_hosts"] is None
+    assert settings("--host", "0.0.0.0", "--allow-remote", "--token", "k" * 16)["token"] == "k" * 16
+    with pytest.raises(UsageError, match="16 characters"):
+        settings("--host", "0.0.0.0", "--allow-remote", "--token", "short")
+    with pytest.raises(UsageError, match="port"):
+        settings("--port", "0")
+    assert main(["serve", "--host", "0.0.0.0", "--db", str(tmp_path / "x.sqlite3")]) == 2
+    assert not (tmp_path / "x.sqlite3").exists()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_the_real_server_plays_over_a_websocket(tmp_path):
+    port, db = free_port(), tmp_path / "games.sqlite3"
+    proc = subprocess.Popen([sys.executable, "-m", "v1919_env.cli", "serve", "--port", str(port), "--db", str(db),
+                             "--bot-delay", "0", "--agent", "random"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                page = urllib.request.urlopen(base + "/", timeout=2).read().decode()
+                break
+            except OSError:
+                assert proc.poll() is None and time.monotonic() < deadline, proc.stdout.read()
+                time.sleep(0.2)
+        assert "a new game" in page and '<option value="random">' in page
+        req = urllib.request.Request(base + "/api/games", method="POST", headers={"Content-Type": "application/json"},
+                                     data=json.dumps({"num_players": 2, "seats": ["random", "human"]}).encode())
+        gid = json.loads(urllib.request.urlopen(req, timeout=10).read())["game"]
+        with connect(f"ws://127.0.0.1:{port}/ws/{gid}") as ws:
+            m = json.loads(ws.recv(timeout=20))
+            while not (m["human_to_move"] or m["over"]):
+                m = json.loads(ws.recv(timeout=20))
+            assert m["to_move"] == 1 and m["svg"].startswith("<svg")
+            ws.send(json.dumps({"type": "act", "step": m["step"], "seat": 1, "action": m["legal"][0]["action"]}))
+            after = json.loads(ws.recv(timeout=20))
+            assert after["type"] == "state" and after["step"] == m["step"] + 1
+            ws.send("{}")
+            while (e := json.loads(ws.recv(timeout=20)))["type"] == "state":
+                pass
+            assert "malformed" in e["error"]
+    finally:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=20)
+    assert f"open http://127.0.0.1:{port}/" in out
