@@ -3,6 +3,7 @@ over the WebSocket, reload and restart resume, bad requests and messages refused
 changed, and payloads that carry no hidden information."""
 from __future__ import annotations
 
+import asyncio
 import json
 
 import numpy as np
@@ -199,13 +200,15 @@ def test_bad_messages_are_refused_and_change_nothing(db):
 
 def test_a_move_for_a_bot_or_after_the_end_is_refused(db):
     store = Store(db)
-    settings = check_new_game({"num_players": 2, "seats": ["random", "human"]}, AGENTS)
+    settings = check_new_game({"num_players": 2, "seats": ["human", "human"]}, AGENTS)
+    first = int(Game.new(2, seed=settings["seed"]).current_player)
+    settings["seats"][first] = "random"
     store.add_game("g", settings)
-    room = Room("g", settings, [], store, 0)       # the bot (seat 0) to move: nobody drives it here
+    room = Room("g", settings, [], store, 0)       # the bot to move: nobody drives it here
     assert room.bot_to_move()
     a = int(room.game.legal_actions()[0])
     with pytest.raises(Refused, match="out of turn.*a bot"):
-        room.check(json.dumps({"type": "act", "step": 0, "seat": 0, "action": a}))
+        room.check(json.dumps({"type": "act", "step": 0, "seat": first, "action": a}))
     g = room.game
     while not g.is_over:
         room.record(int(g.legal_actions()[0]))
@@ -269,3 +272,21 @@ def test_other_sites_hosts_and_unknown_games_are_refused(db):
         assert e.value.code == 4404
         assert client.get("/game/nosuchgame").status_code == 404
         assert client.get("/api/games/nosuchgame").status_code == 404
+
+
+def test_a_failing_bot_stops_its_game_and_says_why(db):
+    store = Store(db)
+    settings = check_new_game({"num_players": 2, "seats": ["random", "random"]}, AGENTS)
+    store.add_game("g", settings)
+    room = Room("g", settings, [], store, 0)
+
+    class Broken:
+        needs_game = False
+
+        def act(self, obs, mask, game=None):
+            raise RuntimeError("out of cheese")
+
+    room.agents[int(room.game.current_player)] = Broken()
+    asyncio.run(room.drive())
+    assert "out of cheese" in room.view()["failure"] and not room.bot_to_move()
+    assert room.moves == [] and store.load("g")[1] == []
