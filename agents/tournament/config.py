@@ -11,6 +11,8 @@
                                 # share one deal (game seed), so every deal is played from every seat
     workers: 2                  # worker processes (default: every core); 0 plays in this process
     modules: []                 # modules to import first (agents of your own, registered by name)
+    isolate: auto               # which agents play as bot processes, handed only the protocol's messages
+                                # (docs/protocol.md): auto = the agents the modules register, all, or none
     clock:                      # time control of every seat (agents/clock.py); default: none
       base_ms: 60000            #   each seat's game clock at the start (null: none)
       increment_ms: 200         #   added at each of its decisions
@@ -29,7 +31,9 @@ import hashlib
 import importlib
 import json
 import os
+import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal, Optional
 
 import yaml
@@ -38,7 +42,7 @@ from pydantic import Field, model_validator
 from v1919_env import config_schema
 from v1919_env.config_schema import FieldError, Name, Strict, name_field, one_of, read_config
 
-from ..base import AgentError, agent_names, make_agent, parse_agent_spec
+from ..base import AgentError, agent_names, is_builtin, make_agent, parse_agent_spec
 from .schedule import schedule_period
 
 
@@ -191,6 +195,10 @@ class TournamentFile(Strict):
     workers: Optional[int] = Field(None, ge=0, description="a number of worker processes (0: none; null: every "
                                                           "core)")
     modules: list[str] = Field([], description="a list of modules to import first (agents of your own)")
+    isolate: Literal["auto", "all", "none"] = Field(
+        "auto", description="which agents play as bot processes through the reference client, handed only the "
+                            "protocol's messages, so that nothing of this process (the real game) is in their "
+                            "reach: auto = the agents of the modules (not this package's), all, none")
     clock: Optional[ClockEntry] = Field(None, description="the time control of every seat (null: none)")
     agents: list[AgentEntry] = Field(json_schema_extra=_agents_schema,
                                      description="at least num_players agents, labels unique")
@@ -260,6 +268,40 @@ def _check_agent(seat: dict, where: str, cmd: bool = False) -> None:
         raise FieldError(f"{where}.options", f"values must be plain YAML scalars, lists or mappings ({e})") from None
 
 
+def isolated(seat: dict, isolate: str, modules: list[str]) -> dict:
+    """The seat as it plays under `isolate`: an agent to isolate becomes a bot process running it
+    through the reference client (agents/process/client.py) with the same label, options and clock.
+    A bot in this process can reach the real game through the interpreter (gc, other threads'
+    frames: docs/tournaments.md); a bot process is handed only the seat's information set."""
+    if seat["agent"] == "process" or isolate == "none" or (isolate == "auto" and is_builtin(seat["agent"])):
+        return seat
+    boot = ("import json, sys; sys.path[:0] = json.loads(sys.argv[1]); from agents.process.client import main; "
+            "sys.exit(main(sys.argv[2:]))")
+    cmd = [sys.executable, "-c", boot, json.dumps(_module_roots(modules)), seat["agent"]]
+    for m in modules:
+        cmd += ["--module", m]
+    out = {"label": seat["label"], "agent": "process",
+           "options": {"cmd": cmd, **({"options": seat["options"]} if seat["options"] else {})}}
+    if "clock" in seat:
+        out["clock"] = seat["clock"]
+    return out
+
+
+def _module_roots(modules: list[str]) -> list[str]:
+    """The folders the modules were imported from (the bot process imports them from there)."""
+    roots = []
+    for m in modules:
+        top = importlib.import_module(m.split(".")[0])
+        path = getattr(top, "__file__", None) or next(iter(getattr(top, "__path__", [])), None)
+        if path is None:
+            continue
+        p = Path(path).resolve()
+        root = str(p.parent.parent if p.name == "__init__.py" else p.parent)      # a package, or a module file
+        if root not in roots:
+            roots.append(root)
+    return roots
+
+
 def config_from_dict(raw, name: str = "tournament") -> TournamentConfig:
     """Validate a decoded config (see the module docstring) and build the TournamentConfig."""
     if not isinstance(raw, dict):
@@ -268,7 +310,7 @@ def config_from_dict(raw, name: str = "tournament") -> TournamentConfig:
     t = config_schema.validate(TournamentFile, raw, ConfigError)
     return TournamentConfig(
         name=t.name if t.name is not None else name, num_players=t.num_players,
-        agents=[a.seat() for a in t.agents],
+        agents=[isolated(a.seat(), t.isolate, t.modules) for a in t.agents],
         games=t.games, seed=t.seed, variant=t.variant, negotiation=t.negotiation, card_set=t.card_set,
         workers=t.workers if t.workers is not None else os.cpu_count() or 1, modules=list(t.modules),
         duplicate=t.duplicate, clock=None if t.clock is None else t.clock.model_dump())

@@ -136,7 +136,7 @@ def _deciders(rec) -> list[int]:
 
 
 CLOCK_CFG = {"name": "clocked", "num_players": 4, "games": 4, "seed": 1, "workers": 0,
-             "modules": ["helpers.arena_bots"],
+             "modules": ["helpers.arena_bots"], "isolate": "none",
              "clock": {"move_ms": 80, "overrun": "fallback", "grace_ms": 300},
              "agents": [{"name": "test_sleeper", "label": "sleeper", "options": {"sleep_s": 0.15, "at": 1}},
                         {"name": "test_sleeper", "label": "hanger", "options": {"at": 2, "forever": True}},
@@ -201,7 +201,7 @@ def test_a_bot_hung_in_code_that_holds_the_interpreter_is_killed_with_its_worker
     thread: the parent kills the worker process past the time + grace + a margin, the seat forfeits
     as hung, a fresh worker plays on."""
     cfg = load_config(_write(tmp_path, {
-        "name": "gil", "num_players": 4, "games": 4, "seed": 2, "workers": 1, "modules": ["helpers.arena_bots"],
+        "name": "gil", "num_players": 4, "games": 4, "seed": 2, "workers": 1, "modules": ["helpers.arena_bots"], "isolate": "none",
         "clock": {"move_ms": 100, "grace_ms": 200},
         "agents": [{"name": "test_gil_hog", "options": {"at": 2}}, "random", "rulebot",
                    {"name": "random", "label": "random-2"}]}))

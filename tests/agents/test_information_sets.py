@@ -217,3 +217,34 @@ def test_out_of_process_the_cheater_has_no_path_to_the_real_game(monkeypatch):
     honest = _match(True, games)
     assert wilson_interval(cheat, games)[0] <= wilson_interval(honest, games)[1], (cheat, honest)
     assert cheat <= games // 3
+
+
+def _tournament_seats(isolate: str | None) -> list[dict]:
+    from agents.tournament.config import config_from_dict
+
+    raw = {"num_players": 4, "games": 4, "workers": 0, "modules": ["helpers.arena_bots"],
+           "agents": ["test_frame_cheater", "rulebot", {"name": "rulebot", "label": "rb2"},
+                      {"name": "rulebot", "label": "rb3"}]}
+    if isolate is not None:
+        raw["isolate"] = isolate
+    return config_from_dict(raw).agents
+
+
+def test_a_tournament_runs_the_agents_of_its_modules_as_bot_processes_by_default():
+    cheater, rulebot = _tournament_seats(None)[:2]
+    assert cheater["label"] == "test_frame_cheater" and cheater["agent"] == "process"
+    assert cheater["options"]["cmd"][-3:] == ["test_frame_cheater", "--module", "helpers.arena_bots"]
+    assert rulebot == {"label": "rulebot", "agent": "rulebot", "options": {}}      # this package's: in process
+    assert _tournament_seats("none")[0]["agent"] == "test_frame_cheater"
+    assert [s["agent"] for s in _tournament_seats("all")] == ["process"] * 4
+
+
+def test_the_frame_cheater_entered_in_a_tournament_gains_nothing():
+    """What a tournament seats for a user's module agent (isolate: auto) is a bot process: the
+    frame-walking cheater, which wins every game in process, wins no more than its honest twin."""
+    spec = _tournament_seats(None)[0]
+    games = 8
+    cheat = _frame_cheater_match(lambda: make_agent(spec["agent"], **spec["options"]), games)
+    honest = _match(True, games)
+    assert wilson_interval(cheat, games)[0] <= wilson_interval(honest, games)[1], (cheat, honest)
+    assert cheat <= games // 3

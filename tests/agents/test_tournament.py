@@ -35,6 +35,7 @@ V1919 = Path(sys.executable).with_name("v1919")
 
 def cfg_dict(**over):
     d = {"name": "t", "num_players": 4, "games": 8, "seed": 3, "workers": 0,
+         "isolate": "none",      # the test agents of helpers.agent_fixtures play in process (worker failures)
          "agents": ["random", {"name": "random", "label": "r2"}, {"name": "random", "label": "r3", "options": {}},
                     "random:seed=7"]}
     d.update(over)

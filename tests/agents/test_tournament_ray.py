@@ -45,7 +45,7 @@ def cfg_dict(gate: Path, games: int = 8, **agents_over) -> dict:
     for k, a in agents_over.items():
         agents[int(k[1:])] = a
     return {"name": "ray", "num_players": 4, "games": games, "seed": 11, "workers": 2,
-            "modules": ["helpers.agent_fixtures"], "agents": agents}
+            "modules": ["helpers.agent_fixtures"], "isolate": "none", "agents": agents}
 
 
 def gate(tmp_path: Path, passes: int = 0, open_: bool = False) -> Path:
