@@ -82,15 +82,16 @@ const GAME = {json.dumps(gid)};
 let state = null, socket = null;
 const el = id => document.getElementById(id);
 function text(tag, t, cls) {{ const e = document.createElement(tag); e.textContent = t; if (cls) e.className = cls; return e; }}
-function moveText(m) {{ return `${{m.step}}. ${{m.name}} (${{m.player}}): ${{m.move}}`; }}
+function moveText(m) {{ return `${{m.name}} (${{m.player}}): ${{m.move}}`; }}
 function draw(s) {{
   state = s;
   el("board").innerHTML = s.svg;
   const who = s.to_move === null ? null : s.seats[s.to_move];
+  el("status").dataset.step = s.step;
   el("status").textContent = s.over ? "the game is over" :
     `step ${{s.step}}, turn ${{s.turn}}: ${{who.name}} (${{who.player}}) to move: ${{s.decision}}` +
     (s.failure ? ` (stopped: ${{s.failure}})` : "");
-  el("lastmove").replaceChildren(...(s.last_move ? [text("p", "last move: " + moveText(s.last_move), "last")] : []));
+  el("lastmove").replaceChildren(...(s.last_move ? [text("p", `last move (step ${{s.last_move.step}}): ` + moveText(s.last_move), "last")] : []));
   el("legal").replaceChildren(...s.legal.map(a => {{
     const b = text("button", a.name); b.dataset.action = a.action;
     b.onclick = () => act(a.action); return b; }}));
