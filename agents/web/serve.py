@@ -5,6 +5,8 @@ import ipaddress
 import os
 import secrets
 
+from agents.commands import CommandError   # printed as one line by v1919
+
 LOOPBACK_NAMES = ("localhost",)
 
 
@@ -18,22 +20,20 @@ def is_loopback(host: str) -> bool:
 
 
 def serve_settings(args) -> dict:
-    """The checked settings of `v1919 serve` (UsageError for a refused combination): a host that is
+    """The checked settings of `v1919 serve` (CommandError for a refused combination): a host that is
     not a loopback address needs --allow-remote, and then every request needs the token (--token,
     or one made here and printed)."""
-    from v1919_env.cli import UsageError
-
     if not 0 < args.port < 65536:
-        raise UsageError(f"--port must be in 1..65535, got {args.port}")
+        raise CommandError(f"--port must be in 1..65535, got {args.port}")
     if args.bot_delay < 0:
-        raise UsageError(f"--bot-delay must be 0 or more seconds, got {args.bot_delay}")
+        raise CommandError(f"--bot-delay must be 0 or more seconds, got {args.bot_delay}")
     local = is_loopback(args.host)
     if not local and not args.allow_remote:
-        raise UsageError(f"--host {args.host} is reachable from other machines: add --allow-remote (every "
+        raise CommandError(f"--host {args.host} is reachable from other machines: add --allow-remote (every "
                          f"request then needs a token; --token sets it)")
     token = args.token
     if token is not None and len(token) < 16:
-        raise UsageError("--token must be at least 16 characters")
+        raise CommandError("--token must be at least 16 characters")
     if not local and token is None:
         token = secrets.token_urlsafe(24)
     hosts = None if not local else ["127.0.0.1", "localhost", "[::1]", "::1"]
@@ -43,13 +43,11 @@ def serve_settings(args) -> dict:
 
 
 def cmd_serve(args) -> int:
-    from v1919_env.cli import UsageError
-
     try:
         import uvicorn
         from .app import DEFAULT_AGENTS, create_app
     except ImportError as e:
-        raise UsageError(f"v1919 serve needs the web extra: pip install -e '.[web]' ({e})") from None
+        raise CommandError(f"v1919 serve needs the web extra: pip install -e '.[web]' ({e})") from None
     s = serve_settings(args)
     os.makedirs(os.path.dirname(os.path.abspath(s["db"])), exist_ok=True)
     app = create_app(s["db"], agents=s["agents"] or DEFAULT_AGENTS, token=s["token"],

@@ -14,7 +14,8 @@ import pytest
 from websockets.sync.client import connect
 
 from agents.web.serve import is_loopback, serve_settings
-from v1919_env.cli import UsageError, build_parser, main
+from agents.commands import CommandError
+from v1919_env.cli import build_parser, main
 
 
 def settings(*argv):
@@ -25,14 +26,14 @@ def test_loopback_by_default_and_remote_only_with_the_flag_and_a_token(tmp_path)
     s = settings()
     assert s["host"] == "127.0.0.1" and s["token"] is None and "127.0.0.1" in s["allowed_hosts"]
     assert is_loopback("::1") and is_loopback("localhost") and not is_loopback("0.0.0.0")
-    with pytest.raises(UsageError, match="--allow-remote"):
+    with pytest.raises(CommandError, match="--allow-remote"):
         settings("--host", "0.0.0.0")
     remote = settings("--host", "0.0.0.0", "--allow-remote")
     assert len(remote["token"]) >= 16 and remote["allowed_hosts"] is None
     assert settings("--host", "0.0.0.0", "--allow-remote", "--token", "k" * 16)["token"] == "k" * 16
-    with pytest.raises(UsageError, match="16 characters"):
+    with pytest.raises(CommandError, match="16 characters"):
         settings("--host", "0.0.0.0", "--allow-remote", "--token", "short")
-    with pytest.raises(UsageError, match="port"):
+    with pytest.raises(CommandError, match="port"):
         settings("--port", "0")
     assert main(["serve", "--host", "0.0.0.0", "--db", str(tmp_path / "x.sqlite3")]) == 2
     assert not (tmp_path / "x.sqlite3").exists()
