@@ -29,9 +29,10 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from agents.base import Agent, AgentError, make_agent, parse_agent_spec
-from agents.play import hand_off, observe_seat
+from agents.play import hand_off, observe_seat, seat_spec
 from v1919_env.core.vocab import NATIONS
 from v1919_env.game import Game, card_tables
+from v1919_env.records import game_result, make_record
 from v1919_env.variants import variant_names
 from v1919_env.view.svg import board_svg
 
@@ -143,6 +144,17 @@ class Room:
         if self.failure:
             v["failure"] = self.failure
         return v
+
+    def record_of_game(self) -> dict:
+        """The game's record (v1919_env.records; `v1919 replay --html` opens it). It holds the seed,
+        hence the decks: the server gives it only once the game is over."""
+        g, seats = self.game, self.settings["seats"]
+        specs = [seat_spec(HUMAN, {}, "human (browser)") if s == HUMAN else seat_spec(*parse_agent_spec(s), label=s)
+                 for s in seats]
+        return make_record(game_index=0, seed=self.settings["seed"], num_players=self.settings["num_players"],
+                           variant=self.settings["variant"], negotiation=False, card_set_label=g.cards.label,
+                           card_set_path=None, card_set_digest=g.cards.digest, seats=specs,
+                           actions=[m["action"] for m in self.moves], result=game_result(g))
 
     def bot_to_move(self) -> bool:
         g = self.game
@@ -336,6 +348,17 @@ def create_app(db_path: str, *, agents: tuple[str, ...] = DEFAULT_AGENTS, token:
             return refuse(404, "no such game")
         return JSONResponse(room.view())
 
+    async def game_record(request: Request) -> Response:
+        if not authorized(request):
+            return refuse(403, "token needed")
+        room = rooms.get(request.path_params["gid"])
+        if room is None:
+            return refuse(404, "no such game")
+        if not room.game.is_over:
+            return refuse(409, "the record is given when the game is over (it holds the seed, hence the decks)")
+        return Response(json.dumps(room.record_of_game()) + "\n", media_type="application/jsonl",
+                        headers={"Content-Disposition": f'attachment; filename="v1919-{room.gid}.jsonl"'})
+
     async def game_socket(ws: WebSocket) -> None:
         if not authorized(ws) or not _same_origin(ws.headers):
             await ws.close(code=4403)
@@ -377,6 +400,7 @@ def create_app(db_path: str, *, agents: tuple[str, ...] = DEFAULT_AGENTS, token:
         Route("/", index),
         Route("/api/games", new_game, methods=["POST"]),
         Route("/api/games/{gid}", game_state),
+        Route("/api/games/{gid}/record", game_record),
         Route("/game/{gid}", game_page),
         WebSocketRoute("/ws/{gid}", game_socket),
     ], middleware=middleware, lifespan=lifespan)

@@ -102,7 +102,9 @@ function draw(s) {{
     t.appendChild(text("tr", "")).append(...["seat", "total", "rank"].map(h => text("th", h)));
     s.scores.forEach(r => t.appendChild(text("tr", "")).append(
       text("td", s.seats[r.seat].name), text("td", r.total), text("td", r.rank)));
-    el("scores").replaceChildren(text("h2", "Scores"), t);
+    const a = text("a", "download the record (v1919 replay FILE --html OUT.html)");
+    a.href = `/api/games/${{GAME}}/record`; a.id = "record";
+    el("scores").replaceChildren(text("h2", "Scores"), t, a);
   }}
 }}
 function act(a) {{

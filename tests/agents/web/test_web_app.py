@@ -14,6 +14,8 @@ from starlette.websockets import WebSocketDisconnect
 from agents.web.app import Room, Refused, check_new_game, create_app, public_view
 from agents.web.store import Store
 from v1919_env.game import Game
+from v1919_env.records import check_record, replay, result_differences
+from v1919_env.view.replay_html import write_replay_html
 
 AGENTS = ("random", "rulebot")
 
@@ -66,7 +68,7 @@ def until_human(ws, seed, seen):
             return m
 
 
-def test_a_game_against_bots_is_played_to_its_end(db):
+def test_a_game_against_bots_is_played_to_its_end(db, tmp_path):
     with client_for(db) as client:
         gid = new_game(client, ["human", "random"])
         seed = Store(db).load(gid)[0]["seed"]
@@ -82,7 +84,14 @@ def test_a_game_against_bots_is_played_to_its_end(db):
                 assert m["log"] and m["log"][-1] == m["last_move"]
         assert m["scores"] and m["legal"] == [] and m["to_move"] is None
         assert {s["player"] for s in (m["last_move"], *m["log"])} <= {"human", "random"}
+        rec = client.get(f"/api/games/{gid}/record")
+        assert rec.status_code == 200 and "attachment" in rec.headers["content-disposition"]
+    record = check_record(json.loads(rec.text))
+    assert result_differences(record, replay(record)) == []
+    assert [s["label"] for s in record["seats"]] == ["human (browser)", "random"]
+    write_replay_html(record, tmp_path / "game.html")        # what `v1919 replay --html` does with it
     settings, actions = Store(db).load(gid)
+    assert record["actions"] == actions and record["seed"] == settings["seed"]
     g = Game.new(2, seed=settings["seed"])
     for a in actions:
         g.step(a)
@@ -129,6 +138,8 @@ def test_reload_and_a_server_restart_resume_the_game(db):
     with client_for(db) as client:                                 # a new server on the same file
         after = client.get(f"/api/games/{gid}").json()
         assert after == m
+        early = client.get(f"/api/games/{gid}/record")
+        assert early.status_code == 409 and "over" in early.json()["error"]
         with client.websocket_connect(f"/ws/{gid}") as ws:
             assert ws.receive_json() == m
             m2 = play_human_moves(ws, 1, seed, m)
