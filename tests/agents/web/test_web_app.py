@@ -8,6 +8,7 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings as hypothesis_settings, strategies as st
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
@@ -301,3 +302,56 @@ def test_a_failing_bot_stops_its_game_and_says_why(db):
     asyncio.run(room.drive())
     assert "out of cheese" in room.view()["failure"] and not room.bot_to_move()
     assert room.moves == [] and store.load("g")[1] == []
+
+
+json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+                           lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner,
+                                                                                          max_size=4), max_leaves=8)
+messages = st.one_of(
+    st.text(max_size=60), json_values.map(json.dumps),
+    st.fixed_dictionaries({"type": st.sampled_from(["act", "undo", "ACT"]), "step": st.integers(-2, 3) | json_values,
+                           "seat": st.integers(-1, 4) | json_values, "action": st.integers(-5, 2000) | json_values},
+                          optional={"extra": json_values}).map(json.dumps))
+
+
+@hypothesis_settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=messages)
+def test_fuzzed_messages_are_refused_or_are_a_legal_move(db_room, text):
+    """Whatever the browser sends, Room.check returns a legal action of the human to move or raises
+    Refused; it changes nothing either way."""
+    room = db_room
+    before = room.view()
+    try:
+        action = room.check(text)
+    except Refused as e:
+        assert str(e)
+    else:
+        msg = json.loads(text)
+        assert msg["step"] == 0 and msg["seat"] == room.game.current_player
+        assert action in room.game.legal_actions().tolist()
+    assert room.view() == before and room.store.load("g")[1] == []
+
+
+@pytest.fixture(scope="module")
+def db_room(tmp_path_factory):
+    store = Store(str(tmp_path_factory.mktemp("fuzz") / "games.sqlite3"))
+    settings = check_new_game({"num_players": 2, "seats": ["human", "human"]}, AGENTS)
+    store.add_game("g", settings)
+    return Room("g", settings, [], store, 0)
+
+
+def test_two_games_at_once_each_on_its_own(db):
+    with client_for(db) as client:
+        ids = [new_game(client, ["human", "random"]), new_game(client, ["rulebot", "human", "human"])]
+        seeds = [Store(db).load(g)[0]["seed"] for g in ids]
+        with client.websocket_connect(f"/ws/{ids[0]}") as a, client.websocket_connect(f"/ws/{ids[1]}") as b:
+            states = [until_human(a, seeds[0], []), until_human(b, seeds[1], [])]
+            for _ in range(6):                       # alternate: a move in one game, then in the other
+                for k, ws in enumerate((a, b)):
+                    m = states[k]
+                    ws.send_json({"type": "act", "step": m["step"], "seat": m["to_move"],
+                                  "action": m["legal"][0]["action"]})
+                    states[k] = until_human(ws, seeds[k], [])
+                    assert states[k]["game"] == ids[k] and states[k]["num_players"] == len(m["seats"])
+        for gid, m in zip(ids, states):
+            assert len(Store(db).load(gid)[1]) == m["step"] and client.get(f"/api/games/{gid}").json() == m
