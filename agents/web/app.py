@@ -139,8 +139,26 @@ class Room:
         self.store.add_move(self.gid, len(self.moves), action)
         self._apply(action)
 
+    def undo_step(self) -> int | None:
+        """The step of the last human move (an undo goes back to just before it); None if none."""
+        return next((m["step"] for m in reversed(self.moves) if m["player"] == HUMAN), None)
+
+    def undo(self, step: int) -> None:
+        """Take back the moves from `step` on: the store forgets them, the game is replayed to it, the
+        bots are built afresh."""
+        self.store.drop_moves(self.gid, step)
+        actions = [m["action"] for m in self.moves[:step]]
+        self.game = Game.new(self.settings["num_players"], seed=self.settings["seed"], variant=self.settings["variant"])
+        self.moves = []
+        for a in actions:
+            self._apply(a)
+        for agent in self.agents.values():
+            agent.close()
+        self.agents, self.failure = {}, None
+
     def view(self) -> dict:
         v = public_view(self.gid, self.settings, self.game, self.moves)
+        v["can_undo"] = self.undo_step() is not None
         if self.failure:
             v["failure"] = self.failure
         return v
@@ -161,9 +179,11 @@ class Room:
         return not g.is_over and self.settings["seats"][int(g.current_player)] != HUMAN and self.failure is None
 
     # ---------------------------------------------------------------- the browser's messages
-    def check(self, text) -> int:
-        """The action of a browser message {"type": "act", "step": k, "seat": p, "action": a}: Refused
-        unless it is well-formed, for the current step, from the human seat to move and legal."""
+    def check(self, text) -> tuple[str, int]:
+        """What a browser message asks: ("act", a) for {"type": "act", "step": k, "seat": p, "action":
+        a}, refused unless it is for the current step, from the human seat to move and legal; ("undo",
+        j) for {"type": "undo", "step": k}, back to just before the last human move (step j). Refused
+        for anything else."""
         if not isinstance(text, str):
             raise Refused("messages are JSON text")
         if len(text) > MAX_MESSAGE:
@@ -172,8 +192,20 @@ class Room:
             msg = json.loads(text)
         except ValueError:
             raise Refused("malformed message: not JSON") from None
+        if isinstance(msg, dict) and msg.get("type") == "undo":
+            unknown = sorted(set(msg) - {"type", "step"})
+            if unknown:
+                raise Refused(f"malformed message: unknown field(s) {', '.join(unknown)}")
+            step = _int(msg.get("step"), "step")
+            if step != len(self.moves):
+                raise Refused(f"stale message: it is for step {step}, the game is at step {len(self.moves)}")
+            back = self.undo_step()
+            if back is None:
+                raise Refused("nothing to undo: no human move yet")
+            return "undo", back
         if not isinstance(msg, dict) or msg.get("type") != "act":
-            raise Refused('malformed message: expected {"type": "act", "step": k, "seat": p, "action": a}')
+            raise Refused('malformed message: expected {"type": "act", "step": k, "seat": p, "action": a} '
+                          'or {"type": "undo", "step": k}')
         unknown = sorted(set(msg) - {"type", "step", "seat", "action"})
         if unknown:
             raise Refused(f"malformed message: unknown field(s) {', '.join(unknown)}")
@@ -191,7 +223,7 @@ class Room:
         mask = g.action_mask()
         if not 0 <= action < mask.shape[0] or not mask[action]:
             raise Refused(f"illegal action {action}: not one of the {len(g.legal_actions())} legal actions now")
-        return action
+        return "act", action
 
     # ---------------------------------------------------------------- the bots
     def _agent(self, p: int) -> Agent:
@@ -378,8 +410,11 @@ def create_app(db_path: str, *, agents: tuple[str, ...] = DEFAULT_AGENTS, token:
                     break
                 try:
                     async with room.lock:
-                        action = room.check(msg.get("text"))
-                        room.record(action)
+                        kind, value = room.check(msg.get("text"))
+                        if kind == "act":
+                            room.record(value)
+                        else:
+                            room.undo(value)
                 except Refused as e:
                     await ws.send_json({"type": "error", "error": str(e), "step": len(room.moves)})
                     continue

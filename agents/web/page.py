@@ -74,6 +74,7 @@ def game_html(gid: str) -> str:
 <p id="status">connecting…</p><p id="error"></p>
 <div id="lastmove"></div>
 <div id="legal"></div>
+<p><button id="undo" hidden>undo my last move</button></p>
 <div id="scores"></div>
 <h2>Moves</h2><ol id="log"></ol>
 </div></div>
@@ -95,6 +96,7 @@ function draw(s) {{
   el("legal").replaceChildren(...s.legal.map(a => {{
     const b = text("button", a.name); b.dataset.action = a.action;
     b.onclick = () => act(a.action); return b; }}));
+  el("undo").hidden = !s.can_undo;
   el("log").replaceChildren(...s.log.map((m, i) => {{
     const li = text("li", moveText(m), i === s.log.length - 1 ? "last" : ""); li.value = m.step; return li; }}));
   if (s.scores) {{
@@ -111,6 +113,10 @@ function act(a) {{
   el("error").textContent = "";
   socket.send(JSON.stringify({{type: "act", step: state.step, seat: state.to_move, action: a}}));
 }}
+el("undo").onclick = () => {{
+  el("error").textContent = "";
+  socket.send(JSON.stringify({{type: "undo", step: state.step}}));
+}};
 function connect() {{
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
   socket = new WebSocket(`${{proto}}//${{location.host}}/ws/${{GAME}}${{location.search}}`);

@@ -47,6 +47,11 @@ class Store:
         with closing(self._connect()) as db, db:
             db.execute("INSERT INTO moves (game, step, action) VALUES (?, ?, ?)", (gid, int(step), int(action)))
 
+    def drop_moves(self, gid: str, step: int) -> None:
+        """Forget the moves from `step` on (an undo)."""
+        with closing(self._connect()) as db, db:
+            db.execute("DELETE FROM moves WHERE game = ? AND step >= ?", (gid, int(step)))
+
     def load(self, gid: str) -> tuple[dict, list[int]] | None:
         """(settings, actions in step order) of a game; None when there is no such game."""
         with closing(self._connect()) as db:

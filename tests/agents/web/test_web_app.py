@@ -322,10 +322,11 @@ def test_fuzzed_messages_are_refused_or_are_a_legal_move(db_room, text):
     room = db_room
     before = room.view()
     try:
-        action = room.check(text)
+        kind, action = room.check(text)
     except Refused as e:
         assert str(e)
     else:
+        assert kind == "act"        # no human move yet: nothing to undo
         msg = json.loads(text)
         assert msg["step"] == 0 and msg["seat"] == room.game.current_player
         assert action in room.game.legal_actions().tolist()
@@ -355,3 +356,30 @@ def test_two_games_at_once_each_on_its_own(db):
                     assert states[k]["game"] == ids[k] and states[k]["num_players"] == len(m["seats"])
         for gid, m in zip(ids, states):
             assert len(Store(db).load(gid)[1]) == m["step"] and client.get(f"/api/games/{gid}").json() == m
+
+
+def test_undo_takes_back_the_last_human_move_and_the_bots_after_it(db):
+    with client_for(db) as client:
+        gid = new_game(client, ["human", "random"])
+        seed = Store(db).load(gid)[0]["seed"]
+        with client.websocket_connect(f"/ws/{gid}") as ws:
+            m = until_human(ws, seed, [])
+            assert not m["can_undo"]
+            ws.send_json({"type": "undo", "step": m["step"]})
+            assert "nothing to undo" in ws.receive_json()["error"]
+            m = play_human_moves(ws, 2, seed, m)
+            before = m
+            m = play_human_moves(ws, 2, seed, m)
+            assert m["can_undo"] and m["step"] > before["step"]
+            ws.send_json({"type": "undo", "step": m["step"] - 1})
+            assert "stale" in ws.receive_json()["error"]
+            ws.send_json({"type": "undo", "step": m["step"], "seat": 0})
+            assert "unknown field" in ws.receive_json()["error"]
+            for _ in range(2):                  # back over the two last human moves, one at a time
+                ws.send_json({"type": "undo", "step": m["step"]})
+                m = ws.receive_json()
+                assert m["type"] == "state" and m["human_to_move"]
+        assert m == before
+        assert len(Store(db).load(gid)[1]) == before["step"]
+    with client_for(db) as client:              # the undo is kept
+        assert client.get(f"/api/games/{gid}").json() == m

@@ -44,6 +44,10 @@ def test_a_game_played_by_clicks_resumes_after_a_reload_and_a_restart(browser, t
             b.js("document.querySelector('#legal button').click()")
             b.wait(f"+document.getElementById('status').dataset.step > {k}")
             human_turn_or_end(b)
+        k = page_step(b)
+        b.js("document.getElementById('undo').click()")             # undo the last human move
+        b.wait(f"+document.getElementById('status').dataset.step < {k}")
+        human_turn_or_end(b)
         before = page_step(b), b.js("document.getElementById('legal').textContent")
         b.open(url)
         human_turn_or_end(b)
