@@ -81,3 +81,11 @@ def test_the_real_server_plays_over_a_websocket(tmp_path):
         proc.terminate()
         out, _ = proc.communicate(timeout=20)
     assert f"open http://127.0.0.1:{port}/" in out
+
+
+def test_the_load_test_tool_runs_and_reports_its_percentiles():
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    r = subprocess.run([sys.executable, os.path.join(root, "tools", "web_load.py"), "--games", "2", "--moves", "2"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("2 games at once, 4 human moves in ") and " p50 " in r.stdout and " p99 " in r.stdout
