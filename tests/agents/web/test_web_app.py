@@ -383,3 +383,22 @@ def test_undo_takes_back_the_last_human_move_and_the_bots_after_it(db):
         assert len(Store(db).load(gid)[1]) == before["step"]
     with client_for(db) as client:              # the undo is kept
         assert client.get(f"/api/games/{gid}").json() == m
+
+
+def test_two_tabs_on_one_game_see_each_others_moves(db):
+    with client_for(db) as client:
+        gid = new_game(client, ["human", "human"])
+        with client.websocket_connect(f"/ws/{gid}") as a, client.websocket_connect(f"/ws/{gid}") as b:
+            m = a.receive_json()
+            assert b.receive_json() == m
+            for k in range(4):                      # the tabs take turns to play the seat to move
+                ws = (a, b)[k % 2]
+                ws.send_json({"type": "act", "step": m["step"], "seat": m["to_move"],
+                              "action": m["legal"][-1]["action"]})
+                m = a.receive_json()
+                assert b.receive_json() == m and m["step"] == k + 1
+            b.send_json({"type": "act", "step": m["step"] - 1, "seat": m["to_move"],
+                         "action": m["legal"][0]["action"]})
+            assert "stale" in b.receive_json()["error"]     # told to b alone
+            a.send_json({"type": "undo", "step": m["step"]})
+            assert a.receive_json() == b.receive_json() != m
