@@ -49,7 +49,7 @@ from v1919_env.core.step import legal, play_random_until, try_step
 from v1919_env.game import Game, hand_off_rng
 from v1919_env.envs.pettingzoo_env import OBS_HIGH, end_mask, observation_space
 from v1919_env.view.text import RENDER_MODES, render_mode_output
-from v1919_env.envs.vector_kernels import COMPILED_POLICIES
+from v1919_env.envs.opponents import compiled_code, pool_cumulative
 from v1919_env.rewards import reward_weights, weighted_rewards
 
 
@@ -146,24 +146,12 @@ class Versailles1919Env(gym.Env):
         out = []
         for k, o in enumerate(pool):
             if isinstance(o, str):
-                if o not in COMPILED_POLICIES:
-                    raise ValueError(f"opponents[{k}]: {o!r} is not a compiled agent; compiled agents: "
-                                     f"{', '.join(COMPILED_POLICIES)} (other agents: pass a policy object)")
-                out.append(COMPILED_POLICIES[o])
+                out.append(compiled_code(o, f"opponents[{k}]", "pass a policy object"))
             elif callable(o) or hasattr(o, "act"):
                 out.append(o)
             else:
                 raise ValueError(f"opponents[{k}]: expected a compiled agent name or a policy, got {o!r}")
-        if weights is None:
-            w = np.full(len(out), 1.0)
-        else:
-            w = np.asarray(list(weights), np.float64)
-            if w.shape != (len(out),) or not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
-                raise ValueError(f"opponent_weights: {len(out)} non-negative numbers with a positive sum, "
-                                 f"got {list(weights)!r}")
-        cum = np.cumsum(w / w.sum())
-        cum[-1] = 1.0
-        return out, cum
+        return out, pool_cumulative(weights, len(out))
 
     def _seat_opponents(self) -> None:
         """Which fast path plays the other seats: all compiled (one compiled call per turn of theirs),

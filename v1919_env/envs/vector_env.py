@@ -71,8 +71,9 @@ from v1919_env.envs.solitaire_features import SOLO_FEATURES, SOLO_HIGH, SOLO_REW
 from v1919_env.rewards import REWARD_KINDS, reward_weights  # noqa: F401  (reward_weights: re-exported)
 from v1919_env.envs import vector_kernels as K
 from v1919_env.seating import parse_seating, seating_names
-from v1919_env.envs.vector_kernels import (COMPILED_POLICIES, LEARNER, external_code, first_out_of_range, observe_rows,
-                                           vector_continue, vector_reset, vector_step)
+from v1919_env.envs.opponents import compiled_code, pool_cumulative
+from v1919_env.envs.vector_kernels import (LEARNER, external_code, first_out_of_range, observe_rows, vector_continue,
+                                           vector_reset, vector_step)
 
 
 class VectorEnv:
@@ -171,10 +172,7 @@ class VectorEnv:
         codes = []
         for k, o in enumerate(opponents):
             if isinstance(o, str):
-                if o not in COMPILED_POLICIES:
-                    raise ValueError(f"opponents[{k}]: {o!r} is not a compiled agent; compiled agents: "
-                                     f"{', '.join(COMPILED_POLICIES)} (other agents: pass a batch policy)")
-                codes.append(COMPILED_POLICIES[o])
+                codes.append(compiled_code(o, f"opponents[{k}]", "pass a batch policy"))
                 self._code_labels[codes[-1]] = o
             elif callable(getattr(o, "act_batch", None)):
                 if id(o) not in self._ext_codes:        # a code per policy object, stable across pools
@@ -187,17 +185,8 @@ class VectorEnv:
             else:
                 raise ValueError(f"opponents[{k}]: expected a compiled agent name or an object with "
                                  f"act_batch(observations, masks), got {o!r}")
-        if weights is None:
-            w = np.full(len(opponents), 1.0 / len(opponents))
-        else:
-            w = np.asarray(list(weights), np.float64)
-            if w.shape != (len(opponents),) or not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
-                raise ValueError(f"opponent_weights: {len(opponents)} non-negative numbers with a positive sum, "
-                                 f"got {list(weights)!r}")
-            w = w / w.sum()
         self._opp_codes = np.asarray(codes, np.int64)
-        self._opp_cum = np.cumsum(w)
-        self._opp_cum[-1] = 1.0
+        self._opp_cum = pool_cumulative(weights, len(opponents))
         self._prune_externals()
 
     def _prune_externals(self) -> None:
