@@ -26,10 +26,10 @@ from typing import Literal
 
 import numpy as np
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from . import shards
-from .selfplay import ConfigError, config_error
+from .selfplay import ConfigError, read_model
 
 logger = logging.getLogger(__name__)
 ILLEGAL_LOGIT = -1.0e9
@@ -75,20 +75,7 @@ class FitConfig(BaseModel):
 
 
 def load_config(path: str | Path | None = None, raw: dict | None = None, **overrides) -> FitConfig:
-    if raw is None:
-        try:
-            raw = yaml.safe_load(Path(path).read_text()) or {}
-        except (OSError, yaml.YAMLError) as e:
-            raise ConfigError(f"{path}: {e}") from None
-    if not isinstance(raw, dict):
-        raise ConfigError(f"{path}: expected a mapping at the top")
-    raw = {**raw, **{k: v for k, v in overrides.items() if v is not None}}
-    if "name" not in raw and path is not None:
-        raw["name"] = Path(path).stem
-    try:
-        return FitConfig.model_validate(raw)
-    except ValidationError as e:
-        raise config_error(e) from None
+    return read_model(FitConfig, path, raw, overrides)
 
 
 # ----------------------------------------------------------------------------- data

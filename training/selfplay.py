@@ -125,6 +125,12 @@ def config_error(e: ValidationError) -> ConfigError:
 
 
 def load_config(path: str | Path | None = None, raw: dict | None = None, **overrides) -> SelfPlayConfig:
+    return read_model(SelfPlayConfig, path, raw, overrides)
+
+
+def read_model(model: type[BaseModel], path: str | Path | None, raw: dict | None, overrides: dict):
+    """A config of `model` from the YAML file `path` (or the mapping `raw`), with the overrides that
+    are not None laid over it; the name defaults to the file's stem; ConfigError names the field."""
     if raw is None:
         try:
             raw = yaml.safe_load(Path(path).read_text()) or {}
@@ -136,7 +142,7 @@ def load_config(path: str | Path | None = None, raw: dict | None = None, **overr
     if "name" not in raw and path is not None:
         raw["name"] = Path(path).stem
     try:
-        return SelfPlayConfig.model_validate(raw)
+        return model.model_validate(raw)
     except ValidationError as e:
         raise config_error(e) from None
 
