@@ -94,7 +94,8 @@ def install() -> None:
         seen = set()
         for library in self._linking_libraries:
             if library not in seen:
-                self._reload_init.update(library._reload_init)
+                if hasattr(self, "_reload_init"):      # numba >= 0.62: the parent inherits reload_init
+                    self._reload_init.update(library._reload_init)
                 seen.add(library)
                 self._final_module.link_in(library._get_module_for_linking(), preserve=True)
         self._final_module.verify()
