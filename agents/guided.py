@@ -19,6 +19,18 @@ bots' decisions made by their rules inside the game; it needs a solitaire networ
 mean value, then the higher prior, then the first legal), or with `temperature` > 0 an action drawn
 with probability proportional to visits ** (1 / temperature).
 
+With `root=gumbel` the root follows Gumbel MuZero (Danihelka et al. 2022, "Policy improvement by
+planning with Gumbel"): `considered` actions (default 16) are sampled without replacement from the
+prior by Gumbel-top-k (the highest g + log prior, g a Gumbel(0, 1) variable per action times
+`gumbel_scale`), then sequential halving spends the simulations at the root: each phase gives every
+remaining action max(1, budget // (phases x remaining)) simulations (phases = ceil(log2
+considered)), then keeps the better half (at least two) by g + log prior + sigma(q), sigma(q) =
+(c_visit + the most visits of a root child) x c_scale x q, q the child's mean value; phases go on
+with two actions until the budget is spent. The move is the best of the most visited actions by
+that score (the Gumbel variables make it a sample: `temperature` is not used; gumbel_scale=0 makes
+it deterministic). Below the root the tree is the PUCT tree. It needs a simulation budget
+(`iterations`), not `time_ms`.
+
 The tree, the selection and the backup are compiled (agents/guided_kernels.py); the network runs
 in torch (one thread) through `LearnedAgent.evaluate_batch`.
 """
@@ -37,8 +49,9 @@ from v1919_env.core.observe import OBS_SIZE
 from v1919_env.rewards import REWARD_KINDS
 
 from .base import Agent, AgentError, number_option, register, require_game
-from .guided_kernels import (META_SIZE, M_FULL, M_NODES, M_SIMULATIONS, NF_COLS, NI_COLS, ST_EVAL, guided_backup,
-                             guided_select, root_children, tree_clear)
+from .guided_kernels import (F_VALUE, F_VISITS, META_SIZE, M_FULL, M_NODES, M_SIMULATIONS, NF_COLS, NI_COLS, ST_EVAL,
+                             guided_backup, guided_select, gumbel_rank, gumbel_root, gumbel_scores, root_children,
+                             tree_clear)
 from .ismcts import rollout_policies
 from .learned import DEFAULT_WEIGHTS, SHIPPED_CONFIGS, SHIPPED_WEIGHTS
 
@@ -52,6 +65,13 @@ SOLO_C_PUCT = 0.1
 """The default in the solitaire game: its value (`solo_value`) moves 0.025 per VP, so at 1.5 the
 search only followed the priors (64 simulations on a PPO network: 2.8 VP a game, as the network
 alone); 0.02-0.3 gave 5.2-5.7 VP over 30 games (issue 22, docs/agents.md)."""
+ROOTS = ("puct", "gumbel")
+"""Root selection rules: PUCT as below the root, or Gumbel-top-k with sequential halving."""
+CONSIDERED = 16
+"""Actions the Gumbel root considers by default (m in Danihelka et al. 2022)."""
+C_VISIT, C_SCALE = 50.0, 0.1
+"""sigma(q) = (C_VISIT + max visits) x C_SCALE x q: the Gumbel root's (and the paper's) defaults, q a
+return of about -1..1."""
 SOLO_WIN_SCALE = 2.0
 """VP: the spread of the logistic that turns an estimated final VP into a chance of reaching the level."""
 
@@ -134,7 +154,11 @@ class GuidedAgent(Agent):
     evaluation in a leaf's value (the value head gets 1 - rollout_mix - heuristic_mix): the leaf is
     played on by the rule bot to the next turn decision and each seat valued tanh(d / heuristic_scale),
     d its victory-point estimate minus the best other seat's (games of players only); bot_prior: the
-    share of a leaf's prior moved to the rule bot's choice there (0: the network's priors alone); seed."""
+    share of a leaf's prior moved to the rule bot's choice there (0: the network's priors alone); root:
+    'puct' (default) or 'gumbel' (Gumbel-top-k and sequential halving at the root, module docstring;
+    needs iterations, not time_ms); considered: the actions the Gumbel root samples (default
+    CONSIDERED); c_visit, c_scale: its sigma(q) = (c_visit + max visits) x c_scale x q (defaults
+    C_VISIT, C_SCALE); gumbel_scale: the Gumbel noise's scale (default 1; 0: no noise); seed."""
 
     needs_game = True
 
@@ -144,7 +168,28 @@ class GuidedAgent(Agent):
                  players: int | str | None = None, reward=None,
                  max_nodes: int | None = None, rollout_mix: float = 0.0, rollout: str = "rulebot",
                  max_rollout: int = 20000, heuristic_mix: float = 0.0, heuristic_scale: float = 5.0,
-                 bot_prior: float = 0.0, seed: int | None = None):
+                 bot_prior: float = 0.0, root: str = "puct", considered: int | None = None,
+                 c_visit: float | None = None, c_scale: float | None = None, gumbel_scale: float | None = None,
+                 seed: int | None = None):
+        if root not in ROOTS:
+            raise ValueError(f"option root must be one of {', '.join(ROOTS)}, got {root!r}")
+        self.root = root
+        self.considered = number_option("considered", considered, int, minimum=1, allow_none=True)
+        self.c_visit = number_option("c_visit", c_visit, float, minimum=0, allow_none=True)
+        self.c_scale = number_option("c_scale", c_scale, float, above=0, allow_none=True)
+        self.gumbel_scale = number_option("gumbel_scale", gumbel_scale, float, minimum=0, allow_none=True)
+        given = [k for k, v in (("considered", considered), ("c_visit", c_visit), ("c_scale", c_scale),
+                                ("gumbel_scale", gumbel_scale)) if v is not None]
+        if root != "gumbel" and given:
+            raise ValueError(f"option {given[0]} is an option of root=gumbel (the Gumbel root); give root=gumbel "
+                             f"or leave it out")
+        if root == "gumbel" and time_ms is not None:
+            raise ValueError("option root=gumbel spends a known simulation budget by sequential halving: give "
+                             "iterations, not time_ms")
+        self.considered = CONSIDERED if self.considered is None else self.considered
+        self.c_visit = C_VISIT if self.c_visit is None else self.c_visit
+        self.c_scale = C_SCALE if self.c_scale is None else self.c_scale
+        self.gumbel_scale = 1.0 if self.gumbel_scale is None else self.gumbel_scale
         self.iterations = number_option("iterations", iterations, int, minimum=1)
         self.time_ms = number_option("time_ms", time_ms, float, above=0, allow_none=True)
         self.batch_size = number_option("batch_size", batch_size, int, minimum=1)
@@ -199,6 +244,7 @@ class GuidedAgent(Agent):
         self._buf = np.empty(MAX_LEGAL, np.int64)
         self._scratch = {}
         self.last_stats: dict | None = None
+        self._root_value, self._gumbel = 0.0, None
         self.reset(seed)
 
     def _load(self) -> None:
@@ -277,20 +323,24 @@ class GuidedAgent(Agent):
                 "nlegal": np.zeros(k, np.int64), "term": np.zeros((k, MAX_PLAYERS), np.float64),
                 "values": np.zeros((k, MAX_PLAYERS), np.float64), "probs": np.zeros((k, NUM_ACTIONS), np.float32),
                 "R": np.zeros((k, STATE_SIZE), STATE_DTYPE), "rollz": np.zeros((k, MAX_PLAYERS), np.float64),
-                "heurz": np.zeros((k, MAX_PLAYERS), np.float64), "botact": np.zeros(k, np.int64)}
+                "heurz": np.zeros((k, MAX_PLAYERS), np.float64), "botact": np.zeros(k, np.int64),
+                "forced": np.full(k, -1, np.int64)}
         return self._scratch[key]
 
-    def _batch(self, game, k: int, nseats: int) -> None:
-        """k simulations: select, one forward pass over the evaluated leaves, backup."""
+    def _batch(self, game, k: int, nseats: int, forced=None) -> None:
+        """k simulations: select, one forward pass over the evaluated leaves, backup. forced: the root
+        action of each simulation (the Gumbel root), or None (PUCT)."""
         net, kinds, weights = self._net_for(game)
         a = self._arrays(k, nseats, net.obs_size if game.solitaire else OBS_SIZE)
+        a["forced"][:] = -1 if forced is None else forced
         c_puct = self.c_puct if self.c_puct is not None else (SOLO_C_PUCT if game.solitaire else C_PUCT)
         guided_select(game.state, game.T, k, self.NF, self.NI, self.hk, self.hv, self.meta, c_puct, self.fpu,
                       self.virtual_loss, 1.0 / self.prior_temperature, self._rng, nseats, kinds, weights,
                       a["S"], a["paths"], a["plen"], a["leaf"], a["status"], a["deciders"], a["obs"], a["masks"],
                       a["legal"], a["nlegal"], a["term"], self._buf, self._policies,
                       self.max_rollout if self.rollout_mix > 0.0 else 0, a["R"], a["rollz"],
-                      self.heuristic_scale if self.heuristic_mix > 0.0 else 0.0, a["heurz"], self.bot_prior > 0.0, a["botact"])
+                      self.heuristic_scale if self.heuristic_mix > 0.0 else 0.0, a["heurz"], self.bot_prior > 0.0, a["botact"],
+                      a["forced"])
         values, probs = a["values"], a["probs"]
         values[:] = a["term"]
         ev = np.flatnonzero(a["status"] == ST_EVAL)
@@ -342,7 +392,12 @@ class GuidedAgent(Agent):
         nseats = self._check_game(game)
         tree_clear(self.NF, self.NI, self.hk, self.meta)
         self._batch(game, 1, nseats)             # the root first, alone
-        if self.time_ms is None:
+        seat = game.current_player
+        self._root_value = float(self.NF[0, F_VALUE + seat] / max(1.0, self.NF[0, F_VISITS]))
+        self._gumbel = None
+        if self.root == "gumbel" and len(game.legal_actions()) > 1:
+            self._search_gumbel(game, nseats)
+        elif self.time_ms is None:
             left = self.iterations - 1
             while left > 0:
                 k = min(self.batch_size, left)
@@ -355,6 +410,41 @@ class GuidedAgent(Agent):
                 if time.perf_counter() >= end:
                     break
         return int(self.meta[M_SIMULATIONS])
+
+    def _search_gumbel(self, game, nseats: int) -> None:
+        """The Gumbel root (module docstring): Gumbel-top-k over the legal root actions, then sequential
+        halving of the iterations - 1 simulations left after the root's own evaluation. Leaves
+        self._gumbel = (legal actions, considered indices, their final scores, chosen index)."""
+        acts = np.asarray(game.legal_actions(), np.int64)
+        n, seat = len(acts), game.current_player
+        logits, g, score = np.zeros(n), np.zeros(n), np.zeros(n)
+        gumbel_root(self.NF, self.hk, self.hv, acts, n, 1.0 / self.prior_temperature, self.gumbel_scale, self._rng,
+                    logits, g)
+        idx = np.arange(n, dtype=np.int64)
+        score[:] = g + logits
+        gumbel_rank(idx, n, score)
+        m = min(self.considered, n)
+        considered = idx[:m].copy()
+        budget = left = self.iterations - 1
+        phases = max(1, int(np.ceil(np.log2(m)))) if m > 1 else 1
+        r = m
+        while left > 0:
+            v = max(1, budget // (phases * r))
+            plan = np.tile(acts[idx[:r]], v)[:left]        # round robin, the best-scored first
+            for s0 in range(0, len(plan), self.batch_size):
+                chunk = plan[s0:s0 + self.batch_size]
+                self._batch(game, len(chunk), nseats, chunk)
+            left -= len(plan)
+            gumbel_scores(self.NF, self.hk, self.hv, acts, n, idx, r, seat, logits, g, self.c_visit, self.c_scale, score)
+            gumbel_rank(idx, r, score)
+            r = min(r, max(2, r // 2))
+        final = considered.copy()
+        fs = np.zeros(m)
+        gumbel_scores(self.NF, self.hk, self.hv, acts, n, final, m, seat, logits, g, self.c_visit, self.c_scale, fs)
+        st = self.root_stats(game, acts)
+        vis = st[final, 0]
+        best = max(range(m), key=lambda i: (vis[i], fs[i], -i))
+        self._gumbel = (acts, considered, fs, int(final[best]))
 
     def root_stats(self, game, actions: np.ndarray) -> np.ndarray:
         """[len(actions), 3]: visits, prior and mean value (for the deciding seat) of each root action."""
@@ -373,14 +463,20 @@ class GuidedAgent(Agent):
         self.search(g)
         st = self.root_stats(g, acts)
         visits = st[:, 0]
-        if self.temperature > 0 and visits.sum() > 0:
+        considered = None
+        if self._gumbel is not None:
+            _, cons, _, j = self._gumbel
+            considered = np.zeros(len(acts), bool)
+            considered[cons] = True
+        elif self.temperature > 0 and visits.sum() > 0:
             w = visits ** (1.0 / self.temperature)
             j = int(self._pick_rng.choice(len(acts), p=w / w.sum()))
         else:
             j = max(range(len(acts)), key=lambda i: (st[i, 0], st[i, 2], st[i, 1], -i))
         self.last_stats = {"simulations": int(self.meta[M_SIMULATIONS]), "nodes": int(self.meta[M_NODES]),
                            "full": int(self.meta[M_FULL]), "actions": acts, "visits": visits.copy(),
-                           "priors": st[:, 1].copy(), "values": st[:, 2].copy()}
+                           "priors": st[:, 1].copy(), "values": st[:, 2].copy(), "root_value": self._root_value,
+                           "considered": considered}
         return int(acts[j])
 
     def close(self) -> None:
@@ -393,4 +489,7 @@ class GuidedAgent(Agent):
                 f"rollout_mix={self.rollout_mix}, rollout={self.rollout!r}, heuristic_mix={self.heuristic_mix}, "
                 f"heuristic_scale={self.heuristic_scale}, bot_prior={self.bot_prior}, "
                 f"virtual_loss={self.virtual_loss}, prior_temperature={self.prior_temperature}, "
-                f"temperature={self.temperature}, path={self.path!r}, seed={self.seed!r})")
+                f"temperature={self.temperature}, root={self.root!r}"
+                + (f", considered={self.considered}, c_visit={self.c_visit}, c_scale={self.c_scale}, "
+                   f"gumbel_scale={self.gumbel_scale}" if self.root == "gumbel" else "")
+                + f", path={self.path!r}, seed={self.seed!r})")

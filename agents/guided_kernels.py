@@ -16,6 +16,14 @@ One search batch is two compiled calls around one network forward pass in Python
 3. `guided_backup` expands each evaluated leaf (one child per legal action, holding its prior),
    removes the pending visits and adds the value vector to every node on the path.
 
+The Gumbel root (`root=gumbel`, Danihelka et al. 2022, "Policy improvement by planning with
+Gumbel"): `gumbel_root` draws a Gumbel(0, 1) variable g(a) per legal root action from the search's
+own generator and gives the root logits (log prior); `gumbel_rank` orders actions by a score, so the
+m actions with the highest g + logits are a sample without replacement from the prior (Gumbel-top-k);
+sequential halving then forces the root action of each simulation (`guided_select`'s `forced`), and
+after each phase `gumbel_scores` (g + logits + sigma(q), sigma(q) = (c_visit + max visits) x c_scale
+x q) and `gumbel_rank` keep the better half. Below the root the tree is the PUCT tree.
+
 Tree layout (flat arrays, as core/search.py's ISMCTS tree): node 0 is the root; a child is found by
 (parent, action) in an open-addressing hash table. NF[node] = (visits, prior, pending visits,
 value sum of seat 0 .. MAX_PLAYERS-1); NI[node] = (seat that chose it, its action, expanded flag).
@@ -32,6 +40,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from v1919_env.core.botrules import policy_below
 from v1919_env.core.bots import bot_action, rollout
 from v1919_env.core.layout import GAME_OVER, MAX_PLAYERS, MODE, MODE_SOLO, PENDING_PLAYER
 from v1919_env.core.observe import OBS_SIZE, observe_and_mask
@@ -166,7 +175,7 @@ def heuristic_values(r, T, nseats, kinds, weights, scale, buf, rng, sc, fs, out)
 @njit(cache=True)
 def guided_select(root, T, K, NF, NI, hk, hv, meta, c_puct, fpu, vloss, prior_power, rng, nseats, kinds, weights,
                   S, paths, plen, leaf, status, deciders, obs, masks, legal_ids, nlegal, term, buf,
-                  policies, max_rollout, R, rollz, heur_scale, heurz, want_bot, botact):
+                  policies, max_rollout, R, rollz, heur_scale, heurz, want_bot, botact, forced):
     """K simulations from the root position (never modified), each on its own determinized copy
     S[k]: descend by `puct_choose` (decisions with one legal action are stepped through without a
     node) to the first unexpanded node (status ST_EVAL: obs[k, p] and masks[k, p] the observation and
@@ -179,7 +188,9 @@ def guided_select(root, T, K, NF, NI, hk, hv, meta, c_puct, fpu, vloss, prior_po
     max_rollout decisions, and rollz[k, p] is that game's value for seat p (`end_values`; a rollout
     cut before the end is scored as it stands). With heur_scale > 0 the copy is first valued by
     `heuristic_values` (heurz[k]), and a rollout goes on from where that stopped. With want_bot,
-    botact[k] is the rule bot's choice at an ST_EVAL leaf (for a prior that favours it)."""
+    botact[k] is the rule bot's choice at an ST_EVAL leaf (for a prior that favours it). forced[k] >= 0
+    is the root action simulation k takes (the Gumbel root's sequential halving) when the root is
+    expanded and it is legal in the copy; -1: PUCT at the root too."""
     sc = np.zeros((MAX_PLAYERS, SCORE_TABLE_COLS), np.int64)
     fs = np.zeros((MAX_PLAYERS, N_SCORE_COLS), np.int64)
     maxd = paths.shape[1]
@@ -200,8 +211,22 @@ def guided_select(root, T, K, NF, NI, hk, hv, meta, c_puct, fpu, vloss, prior_po
                 continue
             c, a = -1, -1
             if NI[node, I_EXPANDED] != 0 and depth < maxd:
-                c, a = puct_choose(NF, NI, hk, hv, meta, node, s[PENDING_PLAYER], buf, n, c_puct, fpu, vloss,
-                                   prior_power)
+                f = forced[k] if node == 0 and depth == 0 else -1
+                if f >= 0:
+                    ok = False
+                    for j in range(n):
+                        if buf[j] == f:
+                            ok = True
+                    if ok:
+                        c = child_of(hk, hv, 0, f)
+                        if c < 0:
+                            c = add_child(NF, NI, hk, hv, meta, 0, f, s[PENDING_PLAYER], 1.0 / n)
+                        a = f if c >= 0 else -1
+                    else:
+                        f = -1
+                if f < 0:
+                    c, a = puct_choose(NF, NI, hk, hv, meta, node, s[PENDING_PLAYER], buf, n, c_puct, fpu, vloss,
+                                       prior_power)
             if c < 0:
                 status[k] = ST_EVAL
                 deciders[k] = s[PENDING_PLAYER]
@@ -278,3 +303,55 @@ def root_children(NF, hk, hv, actions, n, seat, out):
             out[j, 0] = NF[c, F_VISITS]
             out[j, 1] = NF[c, F_PRIOR]
             out[j, 2] = NF[c, F_VALUE + seat] / NF[c, F_VISITS] if NF[c, F_VISITS] > 0.0 else 0.0
+
+
+# ----------------------------------------------------------------------------- the Gumbel root
+@njit(cache=True)
+def gumbel_root(NF, hk, hv, actions, n, prior_power, gscale, rng, logits, gumbel):
+    """For the n legal root actions: logits[j] = log of the root child's prior ** prior_power,
+    renormalized over them (a missing child counts 1/n); gumbel[j] = gscale x a Gumbel(0, 1)
+    variable from the search's generator rng (-log(-log(u)), u uniform in (0, 1))."""
+    psum = 0.0
+    for j in range(n):
+        c = child_of(hk, hv, 0, actions[j])
+        p = NF[c, F_PRIOR] if c >= 0 else 1.0 / n
+        logits[j] = p ** prior_power
+        psum += logits[j]
+    if psum <= 0.0:
+        psum = 1.0
+    for j in range(n):
+        logits[j] = np.log(max(logits[j] / psum, 1e-30))
+        u = (policy_below(rng, 1 << 30) + 0.5) / float(1 << 30)
+        gumbel[j] = gscale * -np.log(-np.log(u))
+
+
+@njit(cache=True)
+def gumbel_scores(NF, hk, hv, actions, n, idx, r, seat, logits, gumbel, c_visit, c_scale, out):
+    """out[i] = gumbel + logits + sigma(q) of root action actions[idx[i]], i < r: q its child's mean
+    value for seat (unvisited: the root's mean value), sigma(q) = (c_visit + the most visits of a
+    root child among the n legal actions) x c_scale x q."""
+    maxv = 0.0
+    for j in range(n):
+        c = child_of(hk, hv, 0, actions[j])
+        if c >= 0 and NF[c, F_VISITS] > maxv:
+            maxv = NF[c, F_VISITS]
+    v0 = NF[0, F_VALUE + seat] / NF[0, F_VISITS] if NF[0, F_VISITS] > 0.0 else 0.0
+    for i in range(r):
+        j = idx[i]
+        c = child_of(hk, hv, 0, actions[j])
+        q = NF[c, F_VALUE + seat] / NF[c, F_VISITS] if c >= 0 and NF[c, F_VISITS] > 0.0 else v0
+        out[i] = gumbel[j] + logits[j] + (c_visit + maxv) * c_scale * q
+
+
+@njit(cache=True)
+def gumbel_rank(idx, r, score):
+    """Order idx[:r] (and score[:r] with it) by score, highest first; ties keep their order."""
+    for i in range(1, r):
+        x, y = idx[i], score[i]
+        k = i - 1
+        while k >= 0 and score[k] < y:
+            idx[k + 1] = idx[k]
+            score[k + 1] = score[k]
+            k -= 1
+        idx[k + 1] = x
+        score[k + 1] = y

@@ -93,10 +93,11 @@ def load_data(dirs: list[str], split: str, max_records: int | None = None, keys=
 
 
 def fit_keys(kind: str) -> tuple[str, ...]:
-    """The record arrays a fit to `kind` targets reads (the priors for "improved" only; the mean
-    values for "best" and "improved")."""
+    """The record arrays a fit to `kind` targets reads (the priors and the root's own value for
+    "improved" only; the mean values for "best" and "improved")."""
     return tuple(k for k in shards.RECORD_KEYS
-                 if (k != "prior" or kind == "improved") and (k != "q" or kind in ("best", "improved")))
+                 if (k != "prior" or kind == "improved") and (k != "q" or kind in ("best", "improved"))) + (
+        ("root_value",) if kind == "improved" else ())
 
 
 def network_prior(prior: np.ndarray, mask: np.ndarray, bot_prior: np.ndarray, prior_temperature: np.ndarray):
@@ -120,9 +121,13 @@ def improved_policy(data: dict, sl, scale: float = 0.1, c_visit: float = 50.0, p
     """The network's prior improved by what the search found (Gumbel MuZero's completed-Q target,
     Danihelka et al. 2022): softmax(log prior + (c_visit + max visits) x scale x q) over the legal
     moves, where q is a visited child's mean value for the decider and, for an unvisited one, the
-    visit-weighted mean of the visited ones. Where the search saw nothing, the prior stays. The prior:
-    prior_fn(sl) (the starting network's masked policy), or the one recovered from the search's
-    recorded root priors (network_prior)."""
+    paper's v_mix = (v + N / sum_visited prior x sum_visited prior x q) / (1 + N), v the root's own
+    evaluation (`root_value`, recorded since the Gumbel root) and N the root's visits; records
+    without it (NaN: older shards) complete with the visit-weighted mean of the visited q. With the
+    Gumbel root (`root=gumbel`) the visited moves are the sampled, considered ones, each with its own
+    q. Where the search saw nothing, the prior stays. The prior: prior_fn(sl) (the starting
+    network's masked policy), or the one recovered from the search's recorded root priors
+    (network_prior)."""
     mask = data["mask"][sl]
     n = data["visits"][sl].astype(np.float64)
     q = data["q"][sl].astype(np.float64)
@@ -130,8 +135,15 @@ def improved_policy(data: dict, sl, scale: float = 0.1, c_visit: float = 50.0, p
         prior = prior_fn(sl).astype(np.float64)
     else:
         prior = network_prior(data["prior"][sl], mask, data["bot_prior"][sl], data["prior_temperature"][sl])
-    v = (n * q).sum(1, keepdims=True) / np.maximum(n.sum(1, keepdims=True), 1.0)
-    qc = np.where(n > 0, q, v)
+    total = n.sum(1, keepdims=True)
+    v = (n * q).sum(1, keepdims=True) / np.maximum(total, 1.0)
+    rv = data["root_value"][sl].astype(np.float64)[:, None] if "root_value" in data else np.full_like(v, np.nan)
+    seen = n > 0
+    pv = (prior * seen).sum(1, keepdims=True)
+    mix = (rv + total / np.maximum(pv, 1e-12) * (prior * seen * q).sum(1, keepdims=True)) / (1.0 + total)
+    mix = np.where(pv > 0, mix, rv)
+    v = np.where(np.isfinite(rv), mix, v)
+    qc = np.where(seen, q, v)
     logits = np.log(np.maximum(prior, 1e-12)) + (c_visit + n.max(1, keepdims=True)) * scale * qc
     logits = np.where(mask, logits, -np.inf)
     logits -= logits.max(1, keepdims=True)

@@ -1,7 +1,7 @@
 """Teacher games for expert iteration: the search plays, its root visit distributions and the games'
 outcomes go to compressed shards on disk (training.shards).
 
-    python -m training.selfplay CONFIG.yaml [--out DIR] [--workers N] [--ray [ADDRESS]] [--games N]
+    python -m training.selfplay CONFIG.yaml [--out DIR] [--workers N] [--ray [ADDRESS]] [--games N] [--minutes M]
 
 Each game seats, seat by seat, the teacher (`guided` with the config's `search` options on the
 network at `path`), a `rulebot` or the network alone (`learned` sampling its policy) with the
@@ -17,7 +17,8 @@ Game g (global index) is played from deal seed `seed * 1_000_003 + g` with its s
 k * games_per_shard ... and a resumed run (the same directory) plays only the shards missing.
 Worker processes (default: every core) or Ray tasks (`--ray`: "local", "auto" or HOST:PORT) each
 play whole shards and hand the arrays back; the driver writes them and shows a progress bar with
-games/s, searched decisions/s and the ETA.
+games/s, searched decisions/s and the ETA. `--minutes M` starts no shard after M minutes of wall
+time (the shards in flight finish and are written; a later run in the same directory resumes).
 """
 from __future__ import annotations
 
@@ -220,7 +221,8 @@ def play_game(cfg: SelfPlayConfig, players: _Players, g: int) -> tuple[list[dict
             a = t.act(obs, mask, game.clone())
             st = t.last_stats
             recs.append({"obs": obs, "mask": mask.astype(bool), "actions": st["actions"], "visits": st["visits"],
-                         "prior": st["priors"], "q": st["values"], "action": a, "seat": p, "made": made[p]})
+                         "prior": st["priors"], "q": st["values"], "root_value": st["root_value"], "action": a,
+                         "seat": p, "made": made[p]})
         game.step(int(a))
     scores = game.scores()
     final = sum(w * np.asarray(terminal_rewards(scores, k), np.float64) for k, w in players.reward.items())
@@ -248,7 +250,8 @@ def shard_arrays(recs: list[dict], games: list[dict]) -> dict:
     col = lambda k, dt: np.asarray([r[k] for r in recs], dt)  # noqa: E731
     return {"obs": np.asarray([r["obs"] for r in recs], np.float16).reshape(n, -1),
             "mask": np.asarray([r["mask"] for r in recs], bool).reshape(n, NUM_ACTIONS),
-            "visits": visits, "prior": prior, "q": q, "action": col("action", np.int16), "seat": col("seat", np.int8),
+            "visits": visits, "prior": prior, "q": q, "root_value": col("root_value", np.float32),
+            "action": col("action", np.int16), "seat": col("seat", np.int8),
             "game": col("game", np.int64),
             "left": col("left", np.int32), "outcome": col("outcome", np.float32), "win": col("win", np.float32),
             "nation": col("nation", np.int8), "game_ids": np.asarray([gm["game"] for gm in games], np.int64),
@@ -294,19 +297,35 @@ def _local_pool(workers: int):
     return ctx.Pool(workers, maxtasksperchild=None)
 
 
-def _iter_results(cfg: SelfPlayConfig, todo: list[int], workers: int, ray_address: str | None):
+def _iter_results(cfg: SelfPlayConfig, todo: list[int], workers: int, ray_address: str | None,
+                  deadline: float | None = None):
+    """(index, bytes, figures) of the shards `todo` as they finish. With a deadline (time.monotonic()),
+    no shard starts after it: at most `workers` shards are in flight, and those finish."""
     js = cfg.model_dump_json()
+    more = (lambda: True) if deadline is None else (lambda: time.monotonic() < deadline)
+    queue = iter(todo)
+    limit = len(todo) if deadline is None else workers
     if ray_address is not None:
         import ray
 
         ray.init(address=None if ray_address == "local" else ray_address, ignore_reinit_error=True,
                  **({"num_cpus": workers} if ray_address == "local" else {}))
         task = ray.remote(num_cpus=1)(play_shard)
-        pending = [task.remote(js, i) for i in todo]
+        pending = []
+
+        def fill():
+            while len(pending) < limit and more():
+                i = next(queue, None)
+                if i is None:
+                    return
+                pending.append(task.remote(js, i))
+
+        fill()
         try:
             while pending:
                 done, pending = ray.wait(pending, num_returns=1)
                 yield ray.get(done[0])
+                fill()
         finally:
             for p in pending:
                 ray.cancel(p)
@@ -314,10 +333,30 @@ def _iter_results(cfg: SelfPlayConfig, todo: list[int], workers: int, ray_addres
                 ray.shutdown()
     elif workers <= 1:
         for i in todo:
+            if not more():
+                return
             yield play_shard(js, i)
     else:
         with _local_pool(workers) as pool:
-            yield from pool.imap_unordered(_star_play_shard, [(js, i) for i in todo])
+            inflight = []
+
+            def fill():
+                while len(inflight) < limit and more():
+                    i = next(queue, None)
+                    if i is None:
+                        return
+                    inflight.append(pool.apply_async(play_shard, (js, i)))
+
+            fill()
+            while inflight:
+                done = [r for r in inflight if r.ready()]
+                if not done:
+                    time.sleep(0.05)
+                    continue
+                for r in done:
+                    inflight.remove(r)
+                    yield r.get()
+                fill()
 
 
 def _star_play_shard(args):
@@ -325,8 +364,10 @@ def _star_play_shard(args):
 
 
 def generate(cfg: SelfPlayConfig, out: str | Path, workers: int | None = None, ray_address: str | None = None,
-             progress: bool = True) -> dict:
-    """Play every shard of the config missing from `out`; returns the run's figures."""
+             progress: bool = True, minutes: float | None = None) -> dict:
+    """Play every shard of the config missing from `out`; returns the run's figures. With `minutes`,
+    no shard starts after that much wall time: the shards in flight finish and are written, the rest
+    are left for a resumed run (`stopped_by_time` in the figures)."""
     from tqdm import tqdm
 
     out = Path(out)
@@ -347,7 +388,8 @@ def generate(cfg: SelfPlayConfig, out: str | Path, workers: int | None = None, r
     t0 = time.perf_counter()
     bar = tqdm(total=left_games, unit="game", desc=f"{cfg.name} ({len(done)} shards done)", disable=not progress,
                mininterval=5, smoothing=0.05, file=sys.stderr)
-    for index, blob, figs in _iter_results(cfg, todo, workers, ray_address):
+    deadline = None if minutes is None else time.monotonic() + 60.0 * minutes
+    for index, blob, figs in _iter_results(cfg, todo, workers, ray_address, deadline):
         p = shards.shard_path(out, index)
         tmp = p.with_name(f".{p.name}.tmp")
         tmp.write_bytes(blob)
@@ -362,6 +404,7 @@ def generate(cfg: SelfPlayConfig, out: str | Path, workers: int | None = None, r
     bar.close()
     totals["seconds"] = time.perf_counter() - t0
     totals["skipped_shards"] = len(done & set(range(cfg.shards)))
+    totals["stopped_by_time"] = totals["shards"] < len(todo)
     return totals
 
 
@@ -373,9 +416,13 @@ def main(argv=None) -> int:
     ap.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
                     help="play on Ray: local (default), auto or HOST:PORT")
     ap.add_argument("--games", type=int, default=None, help="override the config's games (grow a buffer)")
+    ap.add_argument("--minutes", type=float, default=None,
+                    help="start no shard after this much wall time (those in flight finish; resume later)")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     try:
+        if args.minutes is not None and not args.minutes >= 0:
+            raise ConfigError(f"--minutes: a number >= 0, got {args.minutes}")
         cfg = load_config(args.config, games=args.games)
         if args.ray is not None:
             from agents.tournament.ray_pool import check_address
@@ -383,7 +430,8 @@ def main(argv=None) -> int:
             check_address(args.ray)
         if args.workers is not None and args.workers < 1:
             raise ConfigError(f"--workers: at least 1, got {args.workers}")
-        s = generate(cfg, args.out or Path("runs") / "selfplay" / cfg.name, args.workers, args.ray)
+        s = generate(cfg, args.out or Path("runs") / "selfplay" / cfg.name, args.workers, args.ray,
+                     minutes=args.minutes)
     except (ConfigError, ValueError) as e:
         raise SystemExit(f"error: {e}")
     print(json.dumps(s))

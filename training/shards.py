@@ -13,6 +13,9 @@ Arrays of a shard (R searched decisions, G games):
     visits   [R, NUM_ACTIONS] uint16  root visit counts of the search
     prior    [R, NUM_ACTIONS] float16  the root priors the search used (rule-bot share included)
     q        [R, NUM_ACTIONS] float16  the root children's mean values for the decider (0 unvisited)
+    root_value [R] float32  the root's own evaluation for the decider (its first simulation: the value
+                         head, or its mix with a rollout), the v of the completed-Q target; shards
+                         written before it was recorded read as NaN (OPTIONAL_KEYS)
     action   [R] int16   the action played;   seat [R] int8;   game [R] int64 (global game index)
     left     [R] int32   the seat's decisions (forced ones too) from this one to its last: the value
                          target is gamma ** left x outcome
@@ -33,6 +36,8 @@ import numpy as np
 
 SHARD_RE = re.compile(r"^shard_(\d{6})\.npz$")
 RECORD_KEYS = ("obs", "mask", "visits", "prior", "q", "action", "seat", "game", "left", "outcome", "win", "nation")
+OPTIONAL_KEYS = {"root_value": np.nan}
+"""Arrays added to the shards later, with the value older shards read as."""
 
 
 def shard_path(root: str | Path, index: int) -> Path:
@@ -62,8 +67,15 @@ def is_holdout(index: int, holdout_every: int) -> bool:
 
 
 def read_shard(root: str | Path, index: int, keys=RECORD_KEYS) -> dict:
+    """The arrays `keys` of one shard; an OPTIONAL_KEYS array an older shard lacks is filled with its
+    default (one per record)."""
     with np.load(shard_path(root, index)) as z:
-        return {k: z[k] for k in keys}
+        out = {k: z[k] for k in keys if k in z.files or k not in OPTIONAL_KEYS}
+        n = len(z["action"]) if len(out) < len(keys) else 0
+    for k in keys:
+        if k not in out:
+            out[k] = np.full(n, OPTIONAL_KEYS[k], np.float32)
+    return out
 
 
 def load(root: str | Path, split: str = "train", holdout_every: int | None = None, max_records: int | None = None,

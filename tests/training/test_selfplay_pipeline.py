@@ -191,3 +191,72 @@ def test_a_fit_to_improved_targets_starts_at_the_network_itself(data_dir, tmp_pa
     with pytest.raises(selfplay.ConfigError, match="improved_prior"):
         fitmod.fit(cfg.model_copy(update={"arch": fitmod.Arch(body="residual", width=16, blocks=0)}), tmp_path / "x",
                    progress=False)
+
+
+# ----------------------------------------------------------------------------- the Gumbel root (round 3)
+GUMBEL = {**TINY, "name": "tiny_gumbel", "games": 1, "seats": {"teacher": 1.0},
+          "search": {"iterations": 12, "batch_size": 4, "rollout_mix": 1.0, "root": "gumbel", "considered": 4}}
+
+
+def test_a_gumbel_teacher_records_its_root_value_and_visits_the_considered_moves(tmp_path):
+    out = tmp_path / "g"
+    s = selfplay.generate(selfplay.load_config(raw=GUMBEL), out, workers=1, progress=False)
+    assert s["games"] == 1 and not s["stopped_by_time"]
+    d = shards.load(out, "all", keys=shards.RECORD_KEYS + ("root_value",))
+    assert np.isfinite(d["root_value"]).all() and (np.abs(d["root_value"]) <= 2).all()
+    visited = (d["visits"] > 0).sum(1)
+    assert (visited == np.minimum(4, d["mask"].sum(1))).all()              # every considered move, no other
+    assert (d["visits"].sum(1) == 11).all()
+    assert d["mask"][np.arange(len(d["action"])), d["action"]].all()
+    assert (d["visits"][np.arange(len(d["action"])), d["action"]] == d["visits"].max(1)).all()
+    from training.visit_stats import visit_stats
+
+    vs = visit_stats(out)
+    assert vs["records"] == len(d["action"]) and vs["mean_visited"] == visited.mean()
+
+
+def test_older_shards_read_their_root_value_as_missing(data_dir, tmp_path):
+    import shutil
+
+    old = tmp_path / "old"
+    shutil.copytree(data_dir, old)
+    with np.load(shards.shard_path(old, 1)) as z:
+        arrays = {k: z[k] for k in z.files if k != "root_value"}
+    shards.write_shard(old, 1, arrays)
+    d = shards.load(old, "train", keys=("action", "root_value"))
+    assert np.isnan(d["root_value"]).all() and len(d["root_value"]) == len(d["action"])
+
+
+def test_the_completed_q_uses_the_roots_own_value_where_recorded():
+    mask = np.array([[True, True, True]] * 2)
+    prior = np.array([[0.5, 0.3, 0.2]] * 2)
+    data = {"mask": mask, "prior": prior, "bot_prior": np.zeros(2), "prior_temperature": np.ones(2),
+            "visits": np.array([[4, 0, 0]] * 2, np.uint16), "q": np.array([[0.2, 0, 0]] * 2),
+            "root_value": np.array([np.nan, -0.8], np.float32)}
+    imp = fitmod.improved_policy(data, slice(0, 2), scale=0.1)
+    assert np.allclose(imp[0], prior[0], atol=1e-6)      # no root value: unvisited moves at the visited mean
+    v_mix = (-0.8 + 4 / 0.5 * 0.5 * 0.2) / 5             # Danihelka et al.: (v + N / sum p x sum p q) / (1 + N)
+    z = np.log(prior[1]) + (50 + 4) * 0.1 * np.array([0.2, v_mix, v_mix])
+    assert np.allclose(imp[1], np.exp(z) / np.exp(z).sum(), atol=1e-6)
+
+
+def test_a_time_limit_starts_no_more_shards_and_the_run_resumes(tmp_path):
+    out = tmp_path / "t"
+    s = selfplay.generate(selfplay.load_config(raw=TINY), out, workers=1, progress=False, minutes=0.0)
+    assert s["games"] == 0 and s["stopped_by_time"] and shards.shard_indices(out) == []
+    s = selfplay.generate(selfplay.load_config(raw=TINY), out, workers=1, progress=False, minutes=10.0)
+    assert s["games"] == 2 and not s["stopped_by_time"]
+    with pytest.raises(SystemExit, match="--minutes"):
+        selfplay.main(["x.yaml", "--minutes", "-1"])
+
+
+def test_head_to_head_on_workers_plays_the_same_games():
+    from training.head_to_head import measure
+
+    one = measure("greedy", "random", 8, 4, seed=5)
+    two = measure("greedy", "random", 8, 4, seed=5, workers=2)
+    assert one["win_rate"] == two["win_rate"] and two["workers"] == 2
+    g = measure("guided:iterations=6,batch_size=3,root=gumbel,considered=3", "random", 4, 4, seed=5)
+    assert g["search"]["decisions"] > 0 and 1 < g["search"]["mean_visited"] <= 3
+    with pytest.raises(ValueError, match="workers"):
+        measure("random", "random", 4, 4, workers=0)
