@@ -198,7 +198,8 @@ def _add_agent_commands(sub) -> None:
                          "Games are kept in an SQLite file: a reload or a restart resumes them. Bound to "
                          "127.0.0.1; another address needs --allow-remote and a token (docs/web.md)."),
         epilog="example:\n  v1919 serve                        # then open http://127.0.0.1:8000/\n"
-               "  v1919 serve --agent rulebot --agent ismcts:iterations=400")
+               "  v1919 serve --agent rulebot --agent ismcts:iterations=400\n"
+               "  v1919 serve --records runs/tournaments/quick   # watch a tournament's games (its games.jsonl)")
     sv.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1, this machine only)")
     sv.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     sv.add_argument("--db", default="~/.v1919/web.sqlite3", help="the SQLite file of the games "
@@ -207,6 +208,12 @@ def _add_agent_commands(sub) -> None:
                     help="an agent spec the new-game page offers (repeat; default: rulebot, random, greedy, "
                          "ismcts, ismcts:iterations=1000); the browser can only seat these")
     sv.add_argument("--bot-delay", type=float, default=0.4, help="seconds between the bots' moves (default 0.4)")
+    sv.add_argument("--analysis", default=None, metavar="SPEC",
+                    help="the search agent of the analysis on request (ismcts or guided; default "
+                         "ismcts:iterations=2000)")
+    sv.add_argument("--records", action="append", metavar="FILE",
+                    help="a records file (.jsonl: a tournament's, a ladder's, `play --record`'s) the watch page "
+                         "offers, followed as it grows (repeat)")
     sv.add_argument("--allow-remote", action="store_true", help="allow a --host other machines can reach "
                                                                 "(every request then needs the token)")
     sv.add_argument("--token", default=None, help="the token requests need (default: none on 127.0.0.1; one "

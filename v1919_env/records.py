@@ -15,6 +15,8 @@ A record holds everything that defines the game and its outcome:
     tournament             {"name", "fingerprint"} when a tournament played it
     solitaire              {"faction", "target_vp"}: a 1-player game's Game.new settings, when not the
                            defaults (absent, as in records written before it: faction None, target 20)
+    seating                the nations clockwise from seat 0 (Game.new's `seating`), when not the seat
+                           order (absent: the seat order, as in records written before it)
 
 `read_games` and `parse_lines` check every record (`check_record`): each field's type and range, the
 game's settings by the rules Game.new applies; a RecordError names the line and the field at fault.
@@ -34,9 +36,10 @@ from pathlib import Path
 from v1919_env.actions import NUM_ACTIONS
 from v1919_env.cards.names import is_int
 from v1919_env.core.layout import SOLO_DEFAULT_TARGET
-from v1919_env.core.vocab import VARIANT_ALIASES, VARIANTS
+from v1919_env.core.vocab import NATIONS, VARIANT_ALIASES, VARIANTS
 from v1919_env.game import Game, check_players_and_seed, solo_config
 from v1919_env.rewards import ranking_key
+from v1919_env.seating import parse_seating
 from v1919_env.variants import canonical_variant
 
 RECORD_FORMAT = "v1919-game-record"
@@ -72,7 +75,8 @@ def game_result(game: Game, forfeit: dict | None = None) -> dict:
 def make_record(*, game_index: int, seed: int, num_players: int, variant: str, negotiation: bool,
                 card_set_label: str, card_set_path: str | None, seats: list[dict], actions: list[int],
                 result: dict, timing: dict | None = None, tournament: dict | None = None,
-                card_set_digest: str | None = None, solitaire: dict | None = None) -> dict:
+                card_set_digest: str | None = None, solitaire: dict | None = None,
+                seating: list[str] | None = None) -> dict:
     """A record as a plain dict (see the module docstring for the fields)."""
     rec = {"format": RECORD_FORMAT, "version": RECORD_VERSION, "game": int(game_index), "seed": int(seed),
            "num_players": int(num_players), "variant": variant, "negotiation": bool(negotiation),
@@ -87,6 +91,8 @@ def make_record(*, game_index: int, seed: int, num_players: int, variant: str, n
     if solitaire:
         rec["solitaire"] = {"faction": solitaire.get("faction"),
                             "target_vp": int(solitaire.get("target_vp", SOLO_DEFAULT_TARGET))}
+    if seating is not None and list(seating) != list(NATIONS[:len(seating)]):
+        rec["seating"] = list(seating)
     return rec
 
 
@@ -139,6 +145,11 @@ def _check_settings(rec: dict, where: str) -> None:
     if cs.get("digest") is not None:
         _string(cs["digest"], where, "card_set.digest")
     _check_solitaire(rec, n, where)
+    if "seating" in rec:
+        try:
+            parse_seating(rec["seating"], n)
+        except ValueError as e:
+            raise RecordError(f"{where}: {e}") from e
     _check_actions(rec["actions"], where)
 
 
@@ -271,7 +282,8 @@ def new_game(rec: dict) -> Game:
     """The recorded game at its start (checks that the card set is the recorded one)."""
     cs = rec["card_set"]
     g = Game.new(rec["num_players"], seed=rec["seed"], variant=rec["variant"],
-                 negotiation=rec["negotiation"], card_set=cs.get("path"), **rec.get("solitaire", {}))
+                 negotiation=rec["negotiation"], card_set=cs.get("path"), seating=rec.get("seating"),
+                 **rec.get("solitaire", {}))
     if g.cards.label != cs.get("label"):
         raise RecordError(f"game {rec['game']} was played with card set {cs.get('label')!r}, "
                           f"this one is {g.cards.label!r}")

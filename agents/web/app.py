@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import itertools
 import json
 import logging
 import secrets
@@ -32,12 +33,18 @@ from agents.base import Agent, AgentError, make_agent, parse_agent_spec
 from agents.play import hand_off, observe_seat, seat_spec
 from v1919_env.core.vocab import NATIONS
 from v1919_env.game import Game, card_tables
-from v1919_env.records import game_result, make_record
+from v1919_env.records import RecordError, game_result, make_record
 from v1919_env.variants import variant_names
-from v1919_env.view.svg import board_svg
+from v1919_env.seating import parse_seating, seating_names
+from v1919_env.view.replay_html import ReplayError, replay_html
+from v1919_env.view.scene import board_scene
+from v1919_env.view.svg import scene_svg
 
 from . import page
+from .analysis import DEFAULT_ANALYSIS, Analyst, analyze, check_analysis_spec
+from .places import drawn_places
 from .store import Store
+from .watch import Watched
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +53,10 @@ DEFAULT_AGENTS = ("rulebot", "random", "greedy", "ismcts", "ismcts:iterations=10
 HUMAN = "human"
 LOG_MOVES = 12          # the moves the payload lists (the newest last)
 MAX_MESSAGE = 4096      # characters: a browser message is a small JSON object
+
+
+SEATINGS = {n: [["uk"] + list(p) for p in itertools.permutations(NATIONS[1:n])] for n in (2, 3, 4)}
+"""The clockwise orders the new-game page offers, UK first (a seating is a cycle: any rotation is the same)."""
 
 
 class Refused(ValueError):
@@ -63,7 +74,7 @@ def check_new_game(body, offered: tuple[str, ...]) -> dict:
     "seats": ["human" or an offered agent spec, one per seat]}; Refused otherwise."""
     if not isinstance(body, dict):
         raise Refused("a new game is a JSON object {num_players, variant, seats}")
-    unknown = sorted(set(body) - {"num_players", "variant", "seats"})
+    unknown = sorted(set(body) - {"num_players", "variant", "seats", "seating"})
     if unknown:
         raise Refused(f"unknown field(s) {', '.join(unknown)}")
     n = _int(body.get("num_players"), "num_players")
@@ -80,7 +91,22 @@ def check_new_game(body, offered: tuple[str, ...]) -> dict:
         if s != HUMAN and s not in offered:
             raise Refused(f"seat {p}: {json.dumps(s)} is not offered; choose \"human\" or one of "
                           f"{', '.join(offered)}")
-    return {"num_players": n, "variant": variant, "seats": list(seats), "seed": secrets.randbits(63)}
+    seating = body.get("seating")
+    if seating is not None:
+        if n == 1:
+            raise Refused("seating: the solitaire game has no seating")
+        try:
+            seating = seating_names(parse_seating(seating, n))
+        except ValueError as e:
+            raise Refused(str(e)) from None
+    return {"num_players": n, "variant": variant, "seats": list(seats), "seating": seating,
+            "seed": secrets.randbits(63)}
+
+
+def new_game(settings: dict) -> Game:
+    """The game of `settings` at its start."""
+    return Game.new(settings["num_players"], seed=settings["seed"], variant=settings["variant"],
+                    seating=settings.get("seating"))
 
 
 def seat_names(game: Game) -> list[str]:
@@ -89,23 +115,28 @@ def seat_names(game: Game) -> list[str]:
 
 def public_view(gid: str, settings: dict, game: Game, moves: list[dict]) -> dict:
     """The payload of a game's state for the browser: only what every seat sees. `moves` are the
-    moves so far ({step, seat, player, action, name}). Never the seed, the decks or the generator."""
+    moves so far ({step, seat, player, action, name}). Never the seed, the decks or the generator.
+    A legal action with a place on the board carries it ("place": the class and data attributes of
+    the SVG elements that choose it, agents/web/places.py)."""
     seats = settings["seats"]
     over = bool(game.is_over)
     to_move = None if over else int(game.current_player)
     human_turn = to_move is not None and seats[to_move] == HUMAN
+    scene = board_scene(game)
+    legal = game.legal_actions() if human_turn else []
+    places = drawn_places(game, scene, legal)
     view = {
         "type": "state", "game": gid, "step": len(moves), "num_players": game.num_players,
-        "variant": settings["variant"],
+        "variant": settings["variant"], "seating": game.seating if game.num_players > 1 else None,
         "seats": [{"seat": p, "name": name, "player": seats[p]} for p, name in enumerate(seat_names(game))],
         "over": over, "to_move": to_move, "human_to_move": human_turn,
         "turn": int(game.turn), "decision": None if over else game.decision,
-        "legal": [{"action": int(a), "name": game.describe(int(a))} for a in game.legal_actions()]
-        if human_turn else [],
+        "legal": [dict({"action": int(a), "name": game.describe(int(a))},
+                       **({"place": places[int(a)]} if int(a) in places else {})) for a in legal],
         "last_move": moves[-1] if moves else None,
         "log": moves[-LOG_MOVES:],
         "scores": game.scores() if over else None,
-        "svg": board_svg(game),
+        "svg": scene_svg(scene),
     }
     return view
 
@@ -114,9 +145,10 @@ class Room:
     """A game being played: its Game, its moves, its bots, the browsers watching it. One lock orders
     every change; a bot's move is chosen in a worker thread and applied under the lock."""
 
-    def __init__(self, gid: str, settings: dict, actions: list[int], store: Store, bot_delay: float):
+    def __init__(self, gid: str, settings: dict, actions: list[int], store: Store, bot_delay: float,
+                 analysis: str = DEFAULT_ANALYSIS):
         self.gid, self.settings, self.store, self.bot_delay = gid, settings, store, bot_delay
-        self.game = Game.new(settings["num_players"], seed=settings["seed"], variant=settings["variant"])
+        self.game = new_game(settings)
         self.moves: list[dict] = []
         for a in actions:
             self._apply(a)
@@ -125,6 +157,8 @@ class Room:
         self.sockets: set[WebSocket] = set()
         self.driver: asyncio.Task | None = None
         self.failure: str | None = None
+        self.analyst = Analyst(analysis, settings["num_players"], settings["seed"])
+        self.analysis_lock = asyncio.Lock()      # one analysis at a time (its agent and curve are shared)
 
     def _apply(self, action: int) -> None:
         g = self.game
@@ -148,7 +182,7 @@ class Room:
         bots are built afresh."""
         self.store.drop_moves(self.gid, step)
         actions = [m["action"] for m in self.moves[:step]]
-        self.game = Game.new(self.settings["num_players"], seed=self.settings["seed"], variant=self.settings["variant"])
+        self.game = new_game(self.settings)
         self.moves = []
         for a in actions:
             self._apply(a)
@@ -172,7 +206,8 @@ class Room:
         return make_record(game_index=0, seed=self.settings["seed"], num_players=self.settings["num_players"],
                            variant=self.settings["variant"], negotiation=False, card_set_label=g.cards.label,
                            card_set_path=None, card_set_digest=g.cards.digest, seats=specs,
-                           actions=[m["action"] for m in self.moves], result=game_result(g))
+                           actions=[m["action"] for m in self.moves], result=game_result(g),
+                           seating=self.settings.get("seating"))
 
     def bot_to_move(self) -> bool:
         g = self.game
@@ -182,8 +217,8 @@ class Room:
     def check(self, text) -> tuple[str, int]:
         """What a browser message asks: ("act", a) for {"type": "act", "step": k, "seat": p, "action":
         a}, refused unless it is for the current step, from the human seat to move and legal; ("undo",
-        j) for {"type": "undo", "step": k}, back to just before the last human move (step j). Refused
-        for anything else."""
+        j) for {"type": "undo", "step": k}, back to just before the last human move (step j);
+        ("analyze", k) for {"type": "analyze", "step": k}. Refused for anything else."""
         if not isinstance(text, str):
             raise Refused("messages are JSON text")
         if len(text) > MAX_MESSAGE:
@@ -192,20 +227,22 @@ class Room:
             msg = json.loads(text)
         except ValueError:
             raise Refused("malformed message: not JSON") from None
-        if isinstance(msg, dict) and msg.get("type") == "undo":
+        if isinstance(msg, dict) and msg.get("type") in ("undo", "analyze"):
             unknown = sorted(set(msg) - {"type", "step"})
             if unknown:
                 raise Refused(f"malformed message: unknown field(s) {', '.join(unknown)}")
             step = _int(msg.get("step"), "step")
             if step != len(self.moves):
                 raise Refused(f"stale message: it is for step {step}, the game is at step {len(self.moves)}")
+            if msg["type"] == "analyze":
+                return "analyze", step
             back = self.undo_step()
             if back is None:
                 raise Refused("nothing to undo: no human move yet")
             return "undo", back
         if not isinstance(msg, dict) or msg.get("type") != "act":
-            raise Refused('malformed message: expected {"type": "act", "step": k, "seat": p, "action": a} '
-                          'or {"type": "undo", "step": k}')
+            raise Refused('malformed message: expected {"type": "act", "step": k, "seat": p, "action": a}, '
+                          '{"type": "undo", "step": k} or {"type": "analyze", "step": k}')
         unknown = sorted(set(msg) - {"type", "step", "seat", "action"})
         if unknown:
             raise Refused(f"malformed message: unknown field(s) {', '.join(unknown)}")
@@ -224,6 +261,22 @@ class Room:
         if not 0 <= action < mask.shape[0] or not mask[action]:
             raise Refused(f"illegal action {action}: not one of the {len(g.legal_actions())} legal actions now")
         return "act", action
+
+    async def analysis(self, step: int) -> dict:
+        """The analysis of the position at `step` (agents/web/analysis.py): the search runs on the
+        information set of the seat to move, outside the game's lock."""
+        async with self.analysis_lock:
+            async with self.lock:
+                if step != len(self.moves):
+                    raise Refused(f"stale message: it is for step {step}, the game is at step {len(self.moves)}")
+                g = self.game
+                info = None if g.is_over else hand_off(
+                    g, int(g.current_player), np.random.default_rng([self.settings["seed"], 0xA7A1, step]))
+                actions = [m["action"] for m in self.moves]
+            try:
+                return await run_in_threadpool(analyze, self.analyst, info, new_game(self.settings), actions, step)
+            except Exception as e:      # reported to the browser that asked; the game is not touched
+                raise AgentError(f"{type(e).__name__}: {e}") from e
 
     # ---------------------------------------------------------------- the bots
     def _agent(self, p: int) -> Agent:
@@ -283,13 +336,14 @@ class Room:
             self.driver.cancel()
         for agent in self.agents.values():
             agent.close()
+        self.analyst.close()
 
 
 class Rooms:
     """The games open in this server process, loaded from the store on first use."""
 
-    def __init__(self, store: Store, bot_delay: float):
-        self.store, self.bot_delay = store, bot_delay
+    def __init__(self, store: Store, bot_delay: float, analysis: str = DEFAULT_ANALYSIS):
+        self.store, self.bot_delay, self.analysis = store, bot_delay, analysis
         self.rooms: dict[str, Room] = {}
 
     def get(self, gid: str) -> Room | None:
@@ -297,7 +351,7 @@ class Rooms:
             found = self.store.load(gid)
             if found is None:
                 return None
-            self.rooms[gid] = Room(gid, found[0], found[1], self.store, self.bot_delay)
+            self.rooms[gid] = Room(gid, found[0], found[1], self.store, self.bot_delay, self.analysis)
         return self.rooms[gid]
 
     def new(self, settings: dict) -> Room:
@@ -317,18 +371,22 @@ def _same_origin(headers) -> bool:
 
 
 def create_app(db_path: str, *, agents: tuple[str, ...] = DEFAULT_AGENTS, token: str | None = None,
-               allowed_hosts: list[str] | None = None, bot_delay: float = 0.4) -> Starlette:
+               allowed_hosts: list[str] | None = None, bot_delay: float = 0.4,
+               analysis: str = DEFAULT_ANALYSIS, records: list | None = None) -> Starlette:
     """The application over the SQLite file `db_path`. `agents`: the specs the browser may seat
     (checked here: each builds); `token`: when set, every request needs it (?token=, or the cookie
     the first page sets); `allowed_hosts`: the Host headers accepted (DNS rebinding); `bot_delay`:
-    seconds between the bots' moves, so that a person can follow them."""
+    seconds between the bots' moves, so that a person can follow them; `analysis`: the search agent
+    spec of the analysis (ismcts or guided); `records`: records files (or tournament directories)
+    the watch pages offer."""
     for spec in agents:
         name, opts = parse_agent_spec(spec)
         if name == HUMAN:
             raise AgentError('"human" is the browser\'s seat, not an agent to offer')
         make_agent(name, **opts).close()
     offered = tuple(agents)
-    rooms = Rooms(Store(db_path), bot_delay)
+    rooms = Rooms(Store(db_path), bot_delay, check_analysis_spec(analysis))
+    watched = Watched(records or [])
 
     def authorized(conn) -> bool:
         if token is None:
@@ -348,7 +406,8 @@ def create_app(db_path: str, *, agents: tuple[str, ...] = DEFAULT_AGENTS, token:
         if not authorized(request):
             return refuse(403, "this server needs its token: open the address it printed (…?token=…)")
         return with_cookie(request, HTMLResponse(page.index_html(offered, variant_names(card_tables()[0]),
-                                                                 rooms.store.list_games())))
+                                                                 rooms.store.list_games(), SEATINGS,
+                                                                 len(watched.paths))))
 
     async def new_game(request: Request) -> Response:
         if not authorized(request):
@@ -391,6 +450,50 @@ def create_app(db_path: str, *, agents: tuple[str, ...] = DEFAULT_AGENTS, token:
         return Response(json.dumps(room.record_of_game()) + "\n", media_type="application/jsonl",
                         headers={"Content-Disposition": f'attachment; filename="v1919-{room.gid}.jsonl"'})
 
+    def watched_file(request: Request) -> int | None:
+        k = request.path_params["k"]
+        return k if 0 <= k < len(watched.paths) else None
+
+    async def watch_index(request: Request) -> Response:
+        if not authorized(request):
+            return refuse(403, "token needed")
+        files = await run_in_threadpool(lambda: [watched.listing(k) for k in range(len(watched.paths))])
+        return with_cookie(request, HTMLResponse(page.watch_index_html(files)))
+
+    async def watch_file(request: Request) -> Response:
+        if not authorized(request):
+            return refuse(403, "token needed")
+        k = watched_file(request)
+        if k is None:
+            return refuse(404, "no such records file")
+        return with_cookie(request, HTMLResponse(page.watch_file_html(k, str(watched.paths[k]))))
+
+    async def watch_listing(request: Request) -> Response:
+        if not authorized(request):
+            return refuse(403, "token needed")
+        k = watched_file(request)
+        if k is None:
+            return refuse(404, "no such records file")
+        return JSONResponse(await run_in_threadpool(watched.listing, k))
+
+    async def watch_game(request: Request) -> Response:
+        if not authorized(request):
+            return refuse(403, "token needed")
+        k = watched_file(request)
+        if k is None:
+            return refuse(404, "no such records file")
+        try:
+            games = await run_in_threadpool(watched.games, k)
+        except (RecordError, OSError) as e:
+            return refuse(422, str(e))
+        pos = request.path_params["pos"]
+        if not 0 <= pos < len(games):
+            return refuse(404, f"the file holds {len(games)} games, not a game at position {pos}")
+        try:
+            return HTMLResponse(await run_in_threadpool(replay_html, games[pos]))
+        except (RecordError, ReplayError) as e:
+            return refuse(422, f"game at position {pos} does not replay: {e}")
+
     async def game_socket(ws: WebSocket) -> None:
         if not authorized(ws) or not _same_origin(ws.headers):
             await ws.close(code=4403)
@@ -413,10 +516,17 @@ def create_app(db_path: str, *, agents: tuple[str, ...] = DEFAULT_AGENTS, token:
                         kind, value = room.check(msg.get("text"))
                         if kind == "act":
                             room.record(value)
-                        else:
+                        elif kind == "undo":
                             room.undo(value)
+                    if kind == "analyze":
+                        await ws.send_json(await room.analysis(value))
+                        continue
                 except Refused as e:
                     await ws.send_json({"type": "error", "error": str(e), "step": len(room.moves)})
+                    continue
+                except AgentError as e:         # the analysis' search failed: said to this browser
+                    log.exception("game %s: the analysis failed", room.gid)
+                    await ws.send_json({"type": "error", "error": f"the analysis failed: {e}", "step": len(room.moves)})
                     continue
                 await room.broadcast()
                 room.kick()
@@ -438,6 +548,10 @@ def create_app(db_path: str, *, agents: tuple[str, ...] = DEFAULT_AGENTS, token:
         Route("/api/games/{gid}/record", game_record),
         Route("/game/{gid}", game_page),
         WebSocketRoute("/ws/{gid}", game_socket),
+        Route("/watch", watch_index),
+        Route("/watch/{k:int}", watch_file),
+        Route("/watch/{k:int}/{pos:int}", watch_game),
+        Route("/api/watch/{k:int}", watch_listing),
     ], middleware=middleware, lifespan=lifespan)
     app.state.rooms = rooms
     return app

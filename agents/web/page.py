@@ -6,6 +6,8 @@ import json
 import time
 from html import escape
 
+from v1919_env.view.scene import NATION_COLORS
+
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 1em; background: #f6f4ee; color: #222; }
 h1 { font-size: 1.3em; margin: 0 0 .5em; }
@@ -14,16 +16,29 @@ fieldset { border: 1px solid #bbb; margin: .5em 0; }
 #layout { display: flex; gap: 1em; align-items: flex-start; }
 #board { flex: 3; min-width: 0; }
 #side { flex: 1; min-width: 18em; }
+#legal { max-height: 40vh; overflow-y: auto; }
 #legal button { display: block; width: 100%; text-align: left; margin: 2px 0; padding: 4px; cursor: pointer; }
 #log li.last { background: #ffe38a; font-weight: bold; }
 #error { color: #a00; min-height: 1.2em; }
 table { border-collapse: collapse; } td, th { border: 1px solid #bbb; padding: 2px 6px; }
+#board svg *:not(.target) { pointer-events: none; }   /* a click reaches the place under the text on it */
+#board .target { cursor: pointer; stroke: #d500f9; stroke-width: 3px; pointer-events: all; }
+#board .target:hover { stroke-width: 6px; fill-opacity: .8; }
+#board .chosen { stroke: #00c853; stroke-width: 6px; }
+#choice { background: #f3e5f5; padding: 4px; margin: 4px 0; }
+#choice button { display: block; width: 100%; text-align: left; margin: 2px 0; }
+#analysis table { font-size: .85em; } #analysis td.bar { width: 6em; } #analysis .bar div { background: #5c6bc0; height: .8em; }
+#analysis tr.best { font-weight: bold; }
 """
 
 
-def index_html(offered: tuple[str, ...], variants: list[str], games: list[dict]) -> str:
-    """The first page: the new-game form (players, variant, each seat human or an offered agent) and
-    the games the server keeps."""
+def index_html(offered: tuple[str, ...], variants: list[str], games: list[dict],
+               seatings: dict[int, list[list[str]]] | None = None, watching: int = 0) -> str:
+    """The first page: the new-game form (players, variant, the seating: the nations' order around
+    the table, each seat human or an offered agent), the games the server keeps, and a link to the
+    watch pages when `watching` records files are offered."""
+    watch_link = (f'<p><a id="watch" href="/watch">watch the games of {watching} records file(s)</a> '
+                  f'(tournaments, the ladder)</p>') if watching else ""
     choices = "".join(f'<option value="{escape(s)}">{escape(s)}</option>' for s in ("human",) + tuple(offered))
     seats = "".join(f'<label>seat {p + 1} <select class="seat" data-seat="{p}">{choices}</select></label><br>'
                     for p in range(4))
@@ -40,16 +55,23 @@ def index_html(offered: tuple[str, ...], variants: list[str], games: list[dict])
 <label>players <select id="players"><option>1</option><option>2</option><option>3</option>
 <option selected>4</option></select></label>
 <label>variant <select id="variant">{variant_opts}</select></label>
+<label id="seating-label">seating (clockwise) <select id="seating"></select></label>
 <fieldset><legend>seats (UK, France, USA, Italy)</legend>{seats}</fieldset>
 <button type="submit" id="start">start</button> <span id="error"></span>
 </form>
-<h1>Games</h1>
+{watch_link}<h1>Games</h1>
 <table><tr><th>game</th><th>started</th><th>players</th><th>seats</th><th>moves</th></tr>{rows}</table>
 <script>
 const players = document.getElementById("players");
+const SEATINGS = {json.dumps(seatings or {})};
 function showSeats() {{
   document.querySelectorAll(".seat").forEach(s => {{
     s.parentElement.style.display = (+s.dataset.seat < +players.value) ? "" : "none"; }});
+  const orders = SEATINGS[players.value] || [];
+  document.getElementById("seating-label").style.display = orders.length > 1 ? "" : "none";
+  document.getElementById("seating").replaceChildren(...orders.map((o, i) => {{
+    const e = document.createElement("option"); e.value = i; e.textContent = o.map(x => x.toUpperCase()).join(" → ");
+    return e; }}));
 }}
 players.onchange = showSeats; showSeats();
 document.querySelectorAll(".seat").forEach((s, i) => {{ if (i > 0 && s.options.length > 1) s.selectedIndex = 1; }});
@@ -57,8 +79,11 @@ document.getElementById("new").onsubmit = async (ev) => {{
   ev.preventDefault();
   const n = +players.value;
   const seats = [...document.querySelectorAll(".seat")].slice(0, n).map(s => s.value);
+  const body = {{num_players: n, variant: document.getElementById("variant").value, seats}};
+  const orders = SEATINGS[n] || [];
+  if (orders.length > 1) body.seating = orders[+document.getElementById("seating").value];
   const r = await fetch("/api/games", {{method: "POST", headers: {{"Content-Type": "application/json"}},
-    body: JSON.stringify({{num_players: n, variant: document.getElementById("variant").value, seats}})}});
+    body: JSON.stringify(body)}});
   const j = await r.json();
   if (r.ok) location.href = j.url; else document.getElementById("error").textContent = j.error;
 }};
@@ -73,9 +98,13 @@ def game_html(gid: str) -> str:
 <div id="layout"><div id="board"></div><div id="side">
 <p id="status">connecting…</p><p id="error"></p>
 <div id="lastmove"></div>
+<div id="choice" hidden></div>
 <div id="legal"></div>
 <p><button id="undo" hidden>undo my last move</button></p>
 <div id="scores"></div>
+<h2>Analysis</h2>
+<p><button id="analyze">analyze this position</button> <span id="analysis-status"></span></p>
+<div id="analysis"></div><div id="winprob"></div>
 <h2>Moves</h2><ol id="log"></ol>
 </div></div>
 <script>
@@ -84,9 +113,40 @@ let state = null, socket = null;
 const el = id => document.getElementById(id);
 function text(tag, t, cls) {{ const e = document.createElement(tag); e.textContent = t; if (cls) e.className = cls; return e; }}
 function moveText(m) {{ return `${{m.name}} (${{m.player}}): ${{m.move}}`; }}
+const COLORS = {json.dumps(NATION_COLORS)};
+function placeSelector(pl) {{
+  return Object.entries(pl).map(([k, v]) => k === "class" ? "." + CSS.escape(v) : `[data-${{k}}="${{CSS.escape(v)}}"]`).join("");
+}}
+function offer(actions, where) {{          // several legal actions share a place: choose among them
+  if (actions.length === 1) {{ act(actions[0].action); return; }}
+  el("choice").hidden = false;
+  const cancel = text("button", "cancel"); cancel.onclick = () => {{ el("choice").hidden = true; where.forEach(e => e.classList.remove("chosen")); }};
+  el("choice").replaceChildren(text("p", "choose:"), ...actions.map(a => {{
+    const b = text("button", a.name); b.dataset.action = a.action; b.onclick = () => act(a.action); return b; }}), cancel);
+  where.forEach(e => e.classList.add("chosen"));
+}}
+function markPlaces(legal) {{             // the board's elements that choose a legal action
+  const groups = new Map();
+  legal.filter(a => a.place).forEach(a => {{
+    const key = placeSelector(a.place);
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key).push(a);
+  }});
+  for (const [sel, actions] of groups) {{
+    const found = [...el("board").querySelectorAll(sel)];
+    found.forEach(e => {{
+      e.classList.add("target"); e.dataset.actions = actions.map(a => a.action).join(" ");
+      e.addEventListener("click", () => offer(actions, found));
+      const t = document.createElementNS("http://www.w3.org/2000/svg", "title");
+      t.textContent = actions.map(a => a.name).join("\\n"); e.appendChild(t);
+    }});
+  }}
+}}
 function draw(s) {{
   state = s;
   el("board").innerHTML = s.svg;
+  el("choice").hidden = true;
+  markPlaces(s.legal);
   const who = s.to_move === null ? null : s.seats[s.to_move];
   el("status").dataset.step = s.step;
   el("status").textContent = s.over ? "the game is over" :
@@ -109,6 +169,47 @@ function draw(s) {{
     el("scores").replaceChildren(text("h2", "Scores"), t, a);
   }}
 }}
+function showAnalysis(m) {{
+  if (m.step !== state.step) return;
+  el("analysis-status").textContent = "";
+  const rows = [];
+  if (m.search) {{
+    const who = state.seats[m.search.seat].name;
+    rows.push(text("p", `${{m.search.agent}}, ${{m.search.simulations}} simulations, for ${{who}} (its information set only)`));
+    const t = document.createElement("table"); t.id = "analysis-table";
+    t.appendChild(text("tr", "")).append(...["move", "visits", "", "value"].map(h => text("th", h)));
+    m.search.moves.forEach((mv, i) => {{
+      const tr = t.appendChild(text("tr", "", i === 0 ? "best" : "")); tr.dataset.action = mv.action;
+      const bar = document.createElement("td"); bar.className = "bar";
+      const d = document.createElement("div"); d.style.width = (100 * mv.share).toFixed(1) + "%"; bar.appendChild(d);
+      tr.append(text("td", mv.name), text("td", (100 * mv.share).toFixed(1) + "%"), bar,
+                text("td", mv.value === null ? "-" : mv.value.toFixed(3)));
+    }});
+    rows.push(t);
+  }}
+  el("analysis").replaceChildren(...rows);
+  const wp = m.win_probability;
+  if (wp.error) {{ el("winprob").replaceChildren(text("p", "win probability: " + wp.error)); return; }}
+  el("winprob").innerHTML = plot(wp.p);
+}}
+function plot(p) {{                        // each seat's win probability along the game, as an SVG
+  const W = 320, H = 160, L = 28, B = 18, n = Math.max(p.length - 1, 1);
+  const x = k => L + (W - L - 4) * k / n, y = v => 4 + (H - B - 4) * (1 - v);
+  let out = `<svg id="winprob-plot" width="${{W}}" height="${{H}}" viewBox="0 0 ${{W}} ${{H}}" font-size="10">`;
+  [0, 0.25, 0.5, 0.75, 1].forEach(v => out += `<line x1="${{L}}" x2="${{W - 4}}" y1="${{y(v)}}" y2="${{y(v)}}" stroke="#ddd"/>` +
+    `<text x="${{L - 3}}" y="${{y(v) + 3}}" text-anchor="end">${{v}}</text>`);
+  out += `<text x="${{W - 4}}" y="${{H - 4}}" text-anchor="end">move ${{p.length - 1}}</text>`;
+  state.seats.forEach((seat, j) => {{
+    const pts = p.map((row, k) => `${{x(k).toFixed(1)}},${{y(row[j]).toFixed(1)}}`).join(" ");
+    out += `<polyline class="seat-curve" data-seat="${{j}}" fill="none" stroke-width="2" stroke="${{COLORS[seat.name.toLowerCase()] || "#000"}}" points="${{pts}}"><title>${{seat.name}}: ${{(100 * p[p.length - 1][j]).toFixed(0)}}% now</title></polyline>`;
+  }});
+  return out + "</svg><p>" + state.seats.map((seat, j) => `${{seat.name}} ${{(100 * p[p.length - 1][j]).toFixed(0)}}%`).join(", ") +
+    " (the shipped network's win probability, each seat from its own view)</p>";
+}}
+el("analyze").onclick = () => {{
+  el("analysis-status").textContent = "analysing…";
+  socket.send(JSON.stringify({{type: "analyze", step: state.step}}));
+}};
 function act(a) {{
   el("error").textContent = "";
   socket.send(JSON.stringify({{type: "act", step: state.step, seat: state.to_move, action: a}}));
@@ -122,9 +223,51 @@ function connect() {{
   socket = new WebSocket(`${{proto}}//${{location.host}}/ws/${{GAME}}${{location.search}}`);
   socket.onmessage = ev => {{
     const m = JSON.parse(ev.data);
-    if (m.type === "state") draw(m); else if (m.type === "error") el("error").textContent = m.error;
+    if (m.type === "state") draw(m); else if (m.type === "analysis") showAnalysis(m);
+    else if (m.type === "error") {{ el("error").textContent = m.error; el("analysis-status").textContent = ""; }}
   }};
   socket.onclose = () => {{ el("status").textContent = "disconnected: reconnecting…"; setTimeout(connect, 1000); }};
 }}
 connect();
+</script></body></html>"""
+
+
+def watch_index_html(files: list[dict]) -> str:
+    """The records files offered (`v1919 serve --records`), each a link to its games."""
+    rows = "".join(f'<tr><td><a href="/watch/{k}">{escape(f["file"])}</a></td><td>{len(f["games"])}</td>'
+                   f'<td>{escape(f["error"] or "")}</td></tr>' for k, f in enumerate(files))
+    return f"""<!doctype html><html><head><meta charset="utf-8"><title>Versailles 1919: watch</title>
+<style>{STYLE}</style></head><body>
+<h1><a href="/">Versailles 1919</a>: records files</h1>
+<table><tr><th>file</th><th>games</th><th></th></tr>{rows}</table></body></html>"""
+
+
+def watch_file_html(k: int, path: str) -> str:
+    """The games of records file k, followed as the file grows (polled every 2 s); each opens the
+    replay viewer, move by move."""
+    return f"""<!doctype html><html><head><meta charset="utf-8"><title>Versailles 1919: {escape(path)}</title>
+<style>{STYLE}</style></head><body>
+<h1><a href="/">Versailles 1919</a>: <a href="/watch">watch</a>: {escape(path)}</h1>
+<p id="status">reading…</p><p id="error"></p>
+<table id="games"><tr><th>#</th><th>game</th><th>seats</th><th>winners</th><th>decisions</th><th>forfeit</th></tr></table>
+<script>
+let shown = 0;
+async function poll() {{
+  try {{
+    const r = await fetch("/api/watch/{k}" + location.search);
+    const j = await r.json();
+    document.getElementById("error").textContent = j.error || "";
+    const t = document.getElementById("games");
+    for (const g of j.games.slice(shown)) {{
+      const tr = t.insertRow(); tr.className = "game";
+      const a = document.createElement("a"); a.href = `/watch/{k}/${{g.position}}`; a.textContent = "replay";
+      tr.insertCell().appendChild(a);
+      [g.game, g.seats.join(", "), g.winners.join(", "), g.decisions, g.forfeit || ""].forEach(v => tr.insertCell().textContent = v);
+    }}
+    shown = Math.max(shown, j.games.length);
+    document.getElementById("status").textContent = `${{shown}} games so far (new ones appear as they are written)`;
+  }} catch (e) {{ document.getElementById("status").textContent = "the server does not answer: retrying…"; }}
+  setTimeout(poll, 2000);
+}}
+poll();
 </script></body></html>"""

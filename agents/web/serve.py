@@ -39,19 +39,25 @@ def serve_settings(args) -> dict:
     hosts = None if not local else ["127.0.0.1", "localhost", "[::1]", "::1"]
     db = os.path.expanduser(args.db)
     return {"host": args.host, "port": args.port, "db": db, "token": token, "allowed_hosts": hosts,
-            "agents": tuple(args.agent) if args.agent else None, "bot_delay": args.bot_delay}
+            "agents": tuple(args.agent) if args.agent else None, "bot_delay": args.bot_delay,
+            "analysis": getattr(args, "analysis", None), "records": list(getattr(args, "records", None) or [])}
 
 
 def cmd_serve(args) -> int:
     try:
         import uvicorn
+        from .analysis import DEFAULT_ANALYSIS
         from .app import DEFAULT_AGENTS, create_app
     except ImportError as e:
         raise CommandError(f"v1919 serve needs the web extra: pip install -e '.[web]' ({e})") from None
     s = serve_settings(args)
     os.makedirs(os.path.dirname(os.path.abspath(s["db"])), exist_ok=True)
-    app = create_app(s["db"], agents=s["agents"] or DEFAULT_AGENTS, token=s["token"],
-                     allowed_hosts=s["allowed_hosts"], bot_delay=s["bot_delay"])
+    try:
+        app = create_app(s["db"], agents=s["agents"] or DEFAULT_AGENTS, token=s["token"],
+                         allowed_hosts=s["allowed_hosts"], bot_delay=s["bot_delay"],
+                         analysis=s["analysis"] or DEFAULT_ANALYSIS, records=s["records"])
+    except ValueError as e:         # an agent or analysis spec that does not build, a records file that is not one
+        raise CommandError(str(e)) from None
     shown = f"[{s['host']}]" if ":" in s["host"] else s["host"]
     url = f"http://{shown}:{s['port']}/" + (f"?token={s['token']}" if s["token"] else "")
     print(f"v1919 serve: games kept in {s['db']}; open {url}", flush=True)

@@ -75,6 +75,14 @@ class Browser:
                 raise TimeoutError(cond)
             time.sleep(0.05)
 
+    def click_at(self, element_js: str) -> None:
+        """A real mouse click (pressed and released) at the middle of the element `element_js`
+        evaluates to, scrolled into view first: it lands on whatever is drawn on top there."""
+        box = self.js(f"(() => {{ const e = {element_js}; e.scrollIntoView({{block: 'center'}});"
+                      f" const r = e.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; }})()")
+        for kind in ("mousePressed", "mouseReleased"):
+            self.call("Input.dispatchMouseEvent", type=kind, x=box[0], y=box[1], button="left", clickCount=1)
+
     def step(self):
         return int(self.js("document.getElementById('status').dataset.step"))
 

@@ -101,14 +101,19 @@ def replay_frames(record) -> dict:
                      f"{rec['variant']}, {g.cards.label}"}
 
 
-def write_replay_html(record, out_path, start: int = 0) -> Path:
-    """Write the self-contained replay page of `record` (see the module docstring) to `out_path`;
-    it opens at decision `start` unless the URL says #step=K."""
+def replay_html(record, start: int = 0) -> str:
+    """The self-contained replay page of `record` (see the module docstring) as a string; it opens
+    at decision `start` unless the URL says #step=K."""
     data = replay_frames(record)
     data["start"] = max(0, min(int(start), len(data["frames"]) - 1))
     payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
-    page = (_PAGE.replace("__TITLE__", html.escape(data["title"]))
+    return (_PAGE.replace("__TITLE__", html.escape(data["title"]))
             .replace("__DATA__", payload).replace("__SCRIPT__", _SCRIPT))
+
+
+def write_replay_html(record, out_path, start: int = 0) -> Path:
+    """Write the replay page of `record` (`replay_html`) to `out_path`."""
+    page = replay_html(record, start)
     out = Path(out_path)
     try:
         out.write_text(page, encoding="utf-8")

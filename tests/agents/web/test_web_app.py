@@ -156,6 +156,10 @@ BAD_GAMES = [
     ({"num_players": True, "seats": ["human"]}, "integer"),
     ({"num_players": 2, "variant": "nonesuch", "seats": ["human", "random"]}, "variant"),
     ({"num_players": 2, "seats": ["human", "random"], "seed": 1}, "unknown field"),
+    ({"num_players": 3, "seats": ["human", "random", "random"], "seating": ["uk", "uk", "usa"]}, "seating"),
+    ({"num_players": 3, "seats": ["human", "random", "random"], "seating": ["uk", "italy", "usa"]}, "seating[1]"),
+    ({"num_players": 3, "seats": ["human", "random", "random"], "seating": "uk,usa,france"}, "seating"),
+    ({"num_players": 1, "seats": ["human"], "seating": ["uk"]}, "solitaire"),
     ([2], "JSON object"),
 ]
 
@@ -309,7 +313,7 @@ json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.floats
                                                                                           max_size=4), max_leaves=8)
 messages = st.one_of(
     st.text(max_size=60), json_values.map(json.dumps),
-    st.fixed_dictionaries({"type": st.sampled_from(["act", "undo", "ACT"]), "step": st.integers(-2, 3) | json_values,
+    st.fixed_dictionaries({"type": st.sampled_from(["act", "undo", "analyze", "ACT"]), "step": st.integers(-2, 3) | json_values,
                            "seat": st.integers(-1, 4) | json_values, "action": st.integers(-5, 2000) | json_values},
                           optional={"extra": json_values}).map(json.dumps))
 
@@ -326,10 +330,14 @@ def test_fuzzed_messages_are_refused_or_are_a_legal_move(db_room, text):
     except Refused as e:
         assert str(e)
     else:
-        assert kind == "act"        # no human move yet: nothing to undo
         msg = json.loads(text)
-        assert msg["step"] == 0 and msg["seat"] == room.game.current_player
-        assert action in room.game.legal_actions().tolist()
+        assert msg["step"] == 0
+        if kind == "analyze":       # a request for the analysis of the current position
+            assert msg["type"] == "analyze" and action == 0
+        else:
+            assert kind == "act"    # no human move yet: nothing to undo
+            assert msg["seat"] == room.game.current_player
+            assert action in room.game.legal_actions().tolist()
     assert room.view() == before and room.store.load("g")[1] == []
 
 

@@ -1,8 +1,11 @@
 """`v1919 serve` in a real browser (Debian's headless Chromium over the DevTools protocol): a game
-started from the first page and played to its end by clicks against a bot, the last move shown,
-a reload and a server restart resuming it. A screenshot of the finished game is kept in the test's
-temporary folder (an artefact of the run, not committed). Skipped when chromium is not installed."""
+started from the first page and played to its end by clicks against a bot (on the board where the
+move has a place there, else in the list), the last move shown, a reload and a server restart
+resuming it; the analysis shown and two games played at once in two browsers; the watch pages.
+Screenshots are kept in the test's temporary folder (artefacts of the run, not committed). Skipped
+when chromium is not installed."""
 import base64
+import json
 
 import pytest
 
@@ -25,6 +28,25 @@ def page_step(b) -> int:
 
 def human_turn_or_end(b):
     b.wait("document.querySelector('#legal button') || document.querySelector('#scores table')")
+
+
+def play_one_move(b) -> str:
+    """One human move by a real click: on the board when a legal move has a place there (then the
+    first of the moves offered for it), else on the first button of the list. Says which."""
+    k = page_step(b)
+    if b.js("!!document.querySelector('#board .target')"):
+        b.click_at("document.querySelector('#board .target')")
+        b.wait(f"+document.getElementById('status').dataset.step > {k} || "
+               "!document.getElementById('choice').hidden")
+        if b.js(f"+document.getElementById('status').dataset.step === {k}"):
+            b.click_at("document.querySelector('#choice button')")
+        how = "board"
+    else:
+        b.click_at("document.querySelector('#legal button')")
+        how = "list"
+    b.wait(f"+document.getElementById('status').dataset.step > {k}")
+    human_turn_or_end(b)
+    return how
 
 
 def test_a_game_played_by_clicks_resumes_after_a_reload_and_a_restart(browser, tmp_path):
@@ -56,14 +78,10 @@ def test_a_game_played_by_clicks_resumes_after_a_reload_and_a_restart(browser, t
         b.open(url)
         human_turn_or_end(b)
         assert page_step(b) == before[0]
-        clicks = 0
+        clicks = {"board": 0, "list": 0}
         while not b.js("!!document.querySelector('#scores table')"):
-            k = page_step(b)
-            b.js("document.querySelector('#legal button').click()")
-            b.wait(f"+document.getElementById('status').dataset.step > {k}")
-            human_turn_or_end(b)
-            clicks += 1
-        assert clicks > 20
+            clicks[play_one_move(b)] += 1
+        assert clicks["board"] > 10 and clicks["list"] > 5, clicks
         assert b.js("document.getElementById('status').textContent") == "the game is over"
         last = b.js("document.querySelector('#log li.last').textContent")
         shown = b.js("document.querySelector('#lastmove p').textContent")
@@ -73,3 +91,60 @@ def test_a_game_played_by_clicks_resumes_after_a_reload_and_a_restart(browser, t
         assert b.js("fetch(document.getElementById('record').href).then(r => r.text())").startswith('{"format"')
         png = b.call("Page.captureScreenshot", format="png")["data"]
         (tmp_path / "finished_game.png").write_bytes(base64.b64decode(png))
+
+
+def start_game(b, base, players: int, seats: list[str]) -> str:
+    b.call("Page.navigate", url=base + "/")
+    b.wait("document.readyState === 'complete' && document.getElementById('start')")
+    b.js(f"""(() => {{ const p = document.getElementById('players'); p.value = '{players}';
+             p.dispatchEvent(new Event('change'));
+             const s = document.querySelectorAll('.seat'); {json.dumps(seats)}.forEach((v, i) => s[i].value = v);
+             document.getElementById('start').click(); }})()""")
+    b.wait("location.pathname.startsWith('/game/') && document.querySelector('#board svg')")
+    human_turn_or_end(b)
+    return b.js("location.href")
+
+
+def test_the_analysis_two_games_at_once_and_the_watch_pages(browser, tmp_path):
+    from agents.base import make_agent
+    from agents.play import run_game, seat_spec
+
+    rec = run_game([make_agent("random"), make_agent("random")], [seat_spec("random")] * 2, num_players=2, seed=5)
+    (tmp_path / "games.jsonl").write_text(json.dumps(rec) + "\n")
+    second = Browser(tmp_path / "profile2")
+    try:
+        with web_server(tmp_path / "games.sqlite3", "--bot-delay", "0", "--agent", "random",
+                        "--analysis", "ismcts:iterations=80", "--records", str(tmp_path / "games.jsonl")) as base:
+            a = start_game(browser, base, 4, ["human", "random", "random", "random"])
+            b = start_game(second, base, 2, ["random", "human"])
+            assert a != b
+            for _ in range(4):                      # the two games, move by move, at once
+                play_one_move(browser)
+                play_one_move(second)
+            assert browser.js("location.href") == a and second.js("location.href") == b
+            # the analysis of the position in the first game
+            k = page_step(browser)
+            browser.click_at("document.getElementById('analyze')")
+            browser.wait("document.querySelector('#analysis-table') && "
+                         "document.querySelector('#winprob svg, #winprob p')", timeout=60)
+            rows = browser.js("document.querySelectorAll('#analysis-table tr[data-action]').length")
+            assert rows == browser.js("document.querySelectorAll('#legal button').length") > 1
+            shares = browser.js("[...document.querySelectorAll('#analysis-table tr[data-action] td:nth-child(2)')]"
+                                ".map(td => parseFloat(td.textContent))")
+            assert abs(sum(shares) - 100) < 1 and shares == sorted(shares, reverse=True)
+            if browser.js("!!document.querySelector('#winprob-plot')"):       # the train extra is there
+                assert browser.js("document.querySelectorAll('#winprob-plot polyline').length") == 4
+                points = browser.js("document.querySelector('#winprob-plot polyline').getAttribute('points')")
+                assert len(points.split()) == k + 1
+            browser.js("window.scrollTo(0, 0)")
+            png = browser.call("Page.captureScreenshot", format="png")["data"]
+            (tmp_path / "analysis.png").write_bytes(base64.b64decode(png))
+            # the watch pages: the records file, its game, the replay viewer
+            second.call("Page.navigate", url=base + "/watch/0")
+            second.wait("document.querySelectorAll('#games tr.game').length === 1")
+            second.click_at("document.querySelector('#games tr.game a')")
+            second.wait("location.pathname === '/watch/0/0' && document.readyState === 'complete' && "
+                        "!!document.querySelector('svg')")
+            assert "replay" in second.js("document.title")
+    finally:
+        second.close()

@@ -1,0 +1,66 @@
+"""The web app's watch pages: records files (a tournament's, a ladder's, `v1919 play --record`'s)
+browsed game by game and move by move, and followed as they grow while a tournament or the ladder
+runs (a game appears when it is finished and written).
+
+`v1919 serve --records FILE` (repeatable; a tournament's output directory means its games.jsonl)
+names the files; the browser only picks among them by number. A record holds the seed, hence the
+decks: the replay of a finished game shows everything, as `v1919 replay --html` does.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from v1919_env.records import RecordError, parse_lines
+
+
+def records_path(path) -> Path:
+    """The records file that `path` names (a directory: its games.jsonl); ValueError if there is none."""
+    p = Path(os.path.expanduser(str(path)))
+    if p.is_dir():
+        p = p / "games.jsonl"
+    if not p.is_file():
+        raise ValueError(f"--records {path}: no records file there (a .jsonl of game records, or a tournament's "
+                         f"output directory holding games.jsonl)")
+    return p
+
+
+def summary(rec: dict, position: int) -> dict:
+    """What the list of a file's games shows of one record."""
+    res = rec["result"]
+    labels = [s["label"] for s in rec["seats"]]
+    forfeit = res.get("forfeit")
+    return {"position": position, "game": rec["game"], "num_players": rec["num_players"], "seats": labels,
+            "winners": [labels[p] for p in res["winners"]], "decisions": res["decisions"],
+            "forfeit": None if forfeit is None else f"{forfeit['label']}: {forfeit['reason']}"}
+
+
+class Watched:
+    """The records files the server offers, each re-read when it has grown (only whole lines: a
+    record being written is read once it is complete)."""
+
+    def __init__(self, paths):
+        self.paths = [records_path(p) for p in paths]
+        self._cache: dict[int, tuple[tuple[int, int], list[dict]]] = {}
+
+    def games(self, k: int) -> list[dict]:
+        """The records of file k, as far as they are written (RecordError for a file that is not one)."""
+        path = self.paths[k]
+        st = path.stat()
+        key = (st.st_size, st.st_mtime_ns)
+        cached = self._cache.get(k)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        text = path.read_text(encoding="utf-8")
+        text = text[:text.rfind("\n") + 1]          # a last line without its newline is still being written
+        records, _ = parse_lines(text, str(path))
+        self._cache[k] = (key, records)
+        return records
+
+    def listing(self, k: int) -> dict:
+        """{"file", "games": [summary, ...], "error"} of file k."""
+        try:
+            games = self.games(k)
+        except (RecordError, OSError) as e:
+            return {"file": str(self.paths[k]), "games": [], "error": str(e)}
+        return {"file": str(self.paths[k]), "games": [summary(r, i) for i, r in enumerate(games)], "error": None}

@@ -1,0 +1,77 @@
+"""The web app's watch pages: a records file's games listed, followed as the file grows, and each
+replayed move by move; only the files the server was given."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from starlette.testclient import TestClient
+
+from agents.base import make_agent
+from agents.play import run_game, seat_spec
+from agents.web.app import create_app
+
+
+def records(n: int, start: int = 0) -> list[str]:
+    out = []
+    for i in range(start, start + n):
+        agents = [make_agent("random"), make_agent("rulebot")]
+        rec = run_game(agents, [seat_spec("random"), seat_spec("rulebot")], num_players=2, seed=100 + i, game_index=i)
+        out.append(json.dumps(rec) + "\n")
+    return out
+
+
+@pytest.fixture(scope="module")
+def lines():
+    return records(4)
+
+
+def client(tmp_path, files, **kw):
+    return TestClient(create_app(str(tmp_path / "games.sqlite3"), agents=("random",), bot_delay=0,
+                                 records=files, **kw))
+
+
+def test_a_records_file_is_listed_followed_as_it_grows_and_each_game_replayed(tmp_path, lines):
+    path = tmp_path / "games.jsonl"
+    path.write_text("".join(lines[:3]))
+    with client(tmp_path, [str(path)]) as c:
+        assert 'href="/watch"' in c.get("/").text
+        assert "games.jsonl" in c.get("/watch").text
+        listing = c.get("/api/watch/0").json()
+        assert listing["error"] is None and [g["game"] for g in listing["games"]] == [0, 1, 2]
+        assert listing["games"][0]["seats"] == ["random", "rulebot"] and listing["games"][0]["winners"]
+        with path.open("a") as fh:       # a tournament writes a fourth game, then starts a fifth line
+            fh.write(lines[3] + lines[0][:40])
+        assert [g["game"] for g in c.get("/api/watch/0").json()["games"]] == [0, 1, 2, 3]
+        page = c.get("/watch/0/3")
+        assert page.status_code == 200 and "Versailles 1919 replay: game 3" in page.text
+        assert "/api/watch/0" in c.get("/watch/0").text
+        assert c.get("/watch/0/4").status_code == 404
+        assert c.get("/watch/1").status_code == 404 and c.get("/api/watch/1").status_code == 404
+
+
+def test_a_tournament_directory_means_its_games_jsonl_and_a_missing_file_is_refused(tmp_path, lines):
+    (tmp_path / "t").mkdir()
+    (tmp_path / "t" / "games.jsonl").write_text(lines[0])
+    with client(tmp_path, [str(tmp_path / "t")]) as c:
+        assert len(c.get("/api/watch/0").json()["games"]) == 1
+    with pytest.raises(ValueError, match="--records .*nothing.jsonl: no records file"):
+        create_app(str(tmp_path / "g.sqlite3"), records=[str(tmp_path / "nothing.jsonl")])
+
+
+def test_a_file_that_is_not_records_says_so(tmp_path):
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"format": "something else"}\n')
+    with client(tmp_path, [str(path)]) as c:
+        listing = c.get("/api/watch/0").json()
+        assert listing["games"] == [] and listing["error"]
+        assert c.get("/watch/0/0").status_code == 422
+
+
+def test_the_watch_pages_need_the_token(tmp_path, lines):
+    path = tmp_path / "games.jsonl"
+    path.write_text(lines[0])
+    with client(tmp_path, [str(path)], token="t" * 20) as c:
+        for url in ("/watch", "/watch/0", "/api/watch/0", "/watch/0/0"):
+            assert c.get(url).status_code == 403
+        assert c.get("/api/watch/0?token=" + "t" * 20).status_code == 200
