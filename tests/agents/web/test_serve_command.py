@@ -39,6 +39,14 @@ def test_loopback_by_default_and_remote_only_with_the_flag_and_a_token(tmp_path)
     assert not (tmp_path / "x.sqlite3").exists()
 
 
+@pytest.mark.parametrize("argv,said", [(["--analysis", "random"], "--analysis must be a search agent"),
+                                        (["--records", "no/such.jsonl"], "--records no/such.jsonl: no records file")])
+def test_a_bad_analysis_or_records_file_is_one_line_and_exit_2(tmp_path, capsys, argv, said):
+    assert main(["serve", "--db", str(tmp_path / "x.sqlite3"), *argv]) == 2
+    err = capsys.readouterr().err
+    assert said in err and "Traceback" not in err
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
