@@ -181,6 +181,8 @@ class Game:
         return cls(s, cs, T)
 
     def clone(self) -> "Game":
+        """An independent copy of the game: the state array (its random generator included) is
+        copied, the read-only card tables are shared."""
         return Game(self.state.copy(), self.cards, self.T)
 
     # ------------------------------------------------------------------ queries
@@ -256,10 +258,13 @@ class Game:
 
     @property
     def active_player(self) -> int:
+        """The seat whose turn it is. Another seat may be deciding now (a bid, an uprising
+        modifier, an event's choice): that one is `current_player`."""
         return int(self.state[L.ACTIVE])
 
     @property
     def is_over(self) -> bool:
+        """True once the game has ended (scored, or truncated by the safety cap)."""
         return bool(self.state[L.GAME_OVER])
 
     @property
@@ -279,13 +284,17 @@ class Game:
 
     @property
     def decisions_taken(self) -> int:
+        """How many decisions have been taken so far (automatic steps not counted)."""
         return int(self.state[L.DECISIONS])
 
     def legal_actions(self) -> np.ndarray:
+        """The legal action ids at the current decision, ascending (int64). Exact: every id is legal
+        and leads somewhere; empty once the game is over."""
         n = legal(self.state, self.T, self._buf)
         return self._buf[:n].copy()
 
     def action_mask(self) -> np.ndarray:
+        """The legal actions as a 0/1 int8 mask over the 694 action ids."""
         m = np.zeros(codec.NUM_ACTIONS, np.int8)
         n = legal(self.state, self.T, self._buf)
         m[self._buf[:n]] = 1
@@ -319,6 +328,8 @@ class Game:
             f"; legal actions: {listing}{more}")
 
     def describe(self, action: int) -> str:
+        """A readable description of an action id in this game (card and issue names, regions,
+        amounts), e.g. for logs and the terminal player."""
         return codec.describe(int(action), self)
 
     # ------------------------------------------------------------------ scoring
@@ -371,10 +382,12 @@ class Game:
         return self.cards.issue(i + 1)["options"][self.names.option(i, option)]["name"]
 
     def slot_issue(self, sl: int):
+        """The issue (0-based index) on table slot `sl`, or None when the slot is empty."""
         i = int(self.state[L.SLOT_ISSUE + sl])
         return None if i < 0 else i
 
     def waiting_event(self, w: int):
+        """The event (0-based index) waiting in slot `w`, or None when the slot is empty."""
         e = int(self.state[L.EV_WAIT + w])
         return None if e < 0 else e
 
@@ -438,6 +451,8 @@ class Game:
         return _from_dict(cls, d, card_set)
 
     def render(self) -> str:
+        """The text board: turn, decision, the issues with their cubes, the regions, every
+        player's influence, units and happiness."""
         from v1919_env.view.text import render_text
         return render_text(self)
 
