@@ -8,7 +8,7 @@ data), not from skill. A game's winners (ties included) each count as a win; win
 95% intervals; a fair nation would win 1/n of the games. Compiled agents play in the compiled loop
 (`v1919_env.core.bots.play_games`), each game from its own seed, in the standard deck variant. Other
 agents (a search, a network) are measured from the game records of a tournament whose seats all play
-that agent (`--records`; e.g. configs/tournament/nation_balance_guided_4p.yaml).
+that agent (`--records`; e.g. configs/experiments/nation_balance_guided_4p.yaml).
 """
 from __future__ import annotations
 
