@@ -1,4 +1,6 @@
-"""Micro-benchmark of the core's observation writer (core/observe.py: observe) and of the random
+"""Micro-benchmark of the observation writer and the random opponents' decisions (a speed check of the vector env's inner loop).
+
+Micro-benchmark of the core's observation writer (core/observe.py: observe) and of the random
 opponents' decisions (legal list + random choice + apply_action), on states taken from a running
 vector env (4 players against random opponents, the phases of the games spread out).
 

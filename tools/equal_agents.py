@@ -1,5 +1,7 @@
-"""Do four identical copies of one agent win equally in a seat-rotated tournament? (issue 33,
-docs/tournaments.md "Equal agents, equal results").
+"""Checks the arena is fair: do four identical copies of one agent win equally in a seat-rotated tournament?
+
+Do four identical copies of one agent win equally in a seat-rotated tournament? (issue 33,
+docs/strength.md "Equal agents, equal results: the arena is fair").
 
     python tools/equal_agents.py --agent rulebot --games 4800 --workers 2 [--seed 33] [--duplicate]
     python tools/equal_agents.py --null 240 --shares 23.3,19.0,33.3,24.4 --nations 34.2,20.0,12.9,33.3

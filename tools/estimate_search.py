@@ -1,4 +1,6 @@
-"""Search over the estimated card fields (and the two rules readings) that the worked examples
+"""Fits the estimated card fields to the rulebooks' worked examples: which values make every stated figure hold?
+
+Search over the estimated card fields (and the two rules readings) that the worked examples
 constrain: which values make every stated figure hold? (issue 8, section 1)
 
 Each *component* is a few fields linked by the figures the examples state; components share no

@@ -1,10 +1,12 @@
-"""The network-guided search (`guided`) against the plain policy it searches with (`learned`), as a
+"""Strength per CPU time of the network-guided search against the policy it searches with (the curve in docs/strength.md).
+
+The network-guided search (`guided`) against the plain policy it searches with (`learned`), as a
 curve over the time per decision.
 
 Each point is one agent spec (e.g. `guided:iterations=64`) in one seat of 4-player games against
 three copies of one opponent spec (`rulebot`, `learned`, ...). The tested seat rotates: game i is
 deal `seed + i // 4` with the agent in seat `i % 4`, so every deal is played from all four seats
-(the nations win at very different rates, docs/agents.md). A game's win is split among tied
+(the nations win at very different rates, docs/nation_balance.md). A game's win is split among tied
 winners; intervals are Wilson 95%. The time per decision is measured in the games themselves: the
 wall time of the tested agent's act() at its decisions with two or more legal actions (a decision
 with one is answered without search), as wall time and as the deciding thread's CPU time (the

@@ -1,4 +1,6 @@
-"""Do the agents play at the same strength on the seat's information set as on the real game?
+"""Checks the agents play as strongly on the seat's information set as on the real game (paired games).
+
+Do the agents play at the same strength on the seat's information set as on the real game?
 (issue 33, docs/tournaments.md "Bots see only their information set").
 
     python tools/hand_off_strength.py [--agents ismcts:iterations=100,greedy] [--deals 6] [--seed 7700000]

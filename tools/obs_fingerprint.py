@@ -1,4 +1,6 @@
-"""Fingerprint of the core's observations, legal-action lists and random play, to check that a speed
+"""Fingerprint of observations, legal-action lists and random play: run before and after a speed change to prove it changes no output.
+
+Fingerprint of the core's observations, legal-action lists and random play, to check that a speed
 change of core/observe.py, the legal-action code or v1919_env/envs/vector_kernels.py changes no output.
 
     python tools/obs_fingerprint.py            # prints one hash per case and a combined hash

@@ -1,4 +1,6 @@
-"""What a bot process costs per decision, against the same agent in process (issue 33, docs/tournaments.md
+"""What a bot run as a process costs per decision, against the same agent in process.
+
+What a bot process costs per decision, against the same agent in process (issue 33, docs/tournaments.md
 "Bots as processes: the overhead").
 
     python tools/process_overhead.py [--agents random,rulebot,greedy] [--games 4] [--c-bot PATH]

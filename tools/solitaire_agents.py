@@ -1,4 +1,6 @@
-"""Solitaire score of the agents: mean VP, win rates at the levels 20 and 25 with Wilson 95%
+"""Solitaire scores of the agents: mean VP, win rates at levels 20 and 25, and a VP histogram.
+
+Solitaire score of the agents: mean VP, win rates at the levels 20 and 25 with Wilson 95%
 intervals, and the VP distribution of each agent over seeded solitaire games (a histogram PNG).
 
     PYTHONPATH=. python tools/solitaire_agents.py --agents random,rulebot,greedy --games 200 \

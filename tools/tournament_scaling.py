@@ -1,4 +1,6 @@
-"""Games/s of tournaments, local worker processes against Ray (docs/distributed.md):
+"""Games/s of tournaments on local worker processes against Ray (the figures in docs/benchmarks.md).
+
+Games/s of tournaments, local worker processes against Ray (docs/benchmarks.md, "Distributed runs"):
 
     .venv/bin/python tools/tournament_scaling.py [--games rulebot=400 greedy=200 ismcts=24]
                                                  [--only rulebot greedy ismcts] [--cluster HOST:PORT] [--json]

@@ -1,4 +1,6 @@
-"""A bounded load test of `v1919 serve` on the loopback interface (issue 34): G games at once, each a
+"""A bounded load test of `v1919 serve`: G games at once over WebSockets, the latency of each move.
+
+A bounded load test of `v1919 serve` on the loopback interface (issue 34): G games at once, each a
 human seat (this script, choosing the first legal action) against a random bot, each playing M
 human moves over its own WebSocket; the latency of a move is the time from sending it to the first
 state that answers it (the server has checked it, stored it in SQLite and drawn the board). Prints
