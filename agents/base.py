@@ -23,7 +23,9 @@ class AgentError(ValueError):
 
 
 class Agent:
-    """Base class of every agent. Subclasses set `name` and implement `act`."""
+    """Base class of every agent. Subclasses set `name` and implement `act`; `needs_game = True`
+    asks for the seat's information set as `game` at every decision. Register a subclass with
+    `@register("name")` to build it by name (`make_agent`, specs in configs and on the command line)."""
 
     name: str = "?"
     needs_game: bool = False     # True when act() reads the Game (it is handed the seat's information set)
@@ -32,6 +34,18 @@ class Agent:
         """Prepare for a new game; seed makes the agent's own choices reproducible."""
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, game=None) -> int:
+        """The action id to play: one whose `action_mask` entry is 1.
+
+        Args:
+            observation: the deciding seat's observation (float32, `docs/observation.md`).
+            action_mask: 0/1 over the 694 action ids, the legal ones now.
+            game (Game | None): for agents with `needs_game = True`, the seat's information set (a copy of the
+                game with the hidden deck orders and dice resampled), never the real game.
+
+        Returns:
+            A legal action id. Raising, or returning an illegal id, forfeits the game in
+            `v1919 play`, tournaments and the ladder.
+        """
         raise NotImplementedError
 
     time_left = None             # agents.clock.TimeLeft before each decision, when the arena runs a clock
@@ -119,7 +133,30 @@ def agent_options(name: str) -> dict[str, Any]:
 
 
 def make_agent(name: str, **options) -> Agent:
-    """Build an agent by registered name; unknown names and options raise AgentError listing what exists."""
+    """Build an agent by its registered name.
+
+    Args:
+        name: `random`, `rulebot`, `greedy`, `ismcts`, `guided`, `learned`, `human`, `process`, or
+            any name a module of yours registered with `@register(name)` (`agent_names()` lists them).
+        **options (Any): the agent's keyword options (`agent_options(name)` lists them with their
+            defaults), e.g. `iterations=200`, `seed=1`.
+
+    Returns:
+        The agent; call `reset(seed)` before each game and `act(observation, action_mask, game)`
+        at each decision.
+
+    Raises:
+        AgentError: an unknown name or option (the message lists what exists), or options the
+            agent refuses.
+
+    Example:
+        ```python
+        from agents import make_agent
+        bot = make_agent("ismcts", iterations=200, seed=1)
+        # the same from a spec string, as in v1919 play and the configs:
+        bot = make_agent(*parse_agent_spec("ismcts:iterations=200,seed=1"))
+        ```
+    """
     opts = agent_options(name)
     bad = sorted(set(options) - set(opts))
     if bad:

@@ -385,7 +385,9 @@ def config_from_dict(raw: dict, name: str = "train") -> dict:
 
 
 def load_config(path) -> dict:
-    """Read, merge and validate a YAML training config."""
+    """Read, merge and validate a YAML training config (`configs/train/*.yaml`): the fields it
+    leaves out take their defaults; a wrong field raises `ConfigError` naming it. Returns the
+    resolved config as a dict, what `training.learner.train` takes."""
     return read_config(path, lambda raw, name: config_from_dict(raw, name=name), ConfigError)
 
 

@@ -332,6 +332,13 @@ def head_to_head(spec: str, opponent: str, games: int, num_players: int, seed: i
 
 # ----------------------------------------------------------------------------- the run
 def run(cfg: dict, out: str | Path, progress: bool = False) -> dict:
+    """Run the expert-iteration loop of a checked config (`load_config`) into `out`.
+
+    Each round plays self-play games with `guided` in every seat, distills the root visit
+    distributions and the outcomes into the network (held-out figures before and after), and saves
+    `checkpoints/round_<r>.zip`; then the evaluation games (the new weights against the old, and
+    each against three rule bots). Returns the summary, also written to `out/summary.json`
+    (docs/training.md, "Expert iteration")."""
     import torch
 
     from agents.learned import DEFAULT_WEIGHTS, LearnedAgent

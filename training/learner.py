@@ -306,7 +306,26 @@ class Trainer:
 
 
 def train(cfg: dict, run_dir=None, resume: bool = False, progress: bool = True) -> dict:
-    """Run (or with resume, continue) the training a resolved config describes; returns the summary."""
+    """Run (or with resume, continue) the training a resolved config describes; returns the summary.
+
+    What `v1919 train CONFIG.yaml` runs: an optional imitation warm start, then MaskablePPO on the
+    compiled vector env against the config's opponent pool, with checkpoints and evaluation
+    tournaments on the way (docs/training.md).
+
+    Args:
+        cfg: a resolved config (`training.config.load_config(path)`).
+        run_dir (str | Path | None): the run directory (default `runs/train/<name>`): `config.yaml`, `checkpoints/`
+            (`latest.zip`, `final.zip`), `evaluations.csv`, `state.json`, TensorBoard logs.
+        resume: go on from `checkpoints/latest.zip` of `run_dir`.
+        progress: show progress bars.
+
+    Example:
+        ```python
+        from training.config import load_config
+        from training.learner import train
+        summary = train(load_config("configs/train/smoke.yaml"), "runs/train/smoke")
+        ```
+    """
     if not isinstance(cfg, dict):
         raise ConfigError("train() takes a resolved config (training.config.load_config)")
     return Trainer(cfg, run_dir, resume, progress).train()

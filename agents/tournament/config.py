@@ -52,6 +52,12 @@ class ConfigError(config_schema.ConfigError):
 
 @dataclass
 class TournamentConfig:
+    """A checked tournament (or ladder) config, as `load_config` and `config_from_dict` return it:
+    `agents` holds one entry per agent (`label`, `agent` name, `options`, and its clock and process
+    fields), `workers` the worker processes (every core by default), `duplicate` whether the games
+    of a schedule block share one deal (the ladder). `fingerprint()` identifies the games it defines
+    (a tournament directory refuses another config's games)."""
+
     name: str
     num_players: int
     agents: list[dict]                  # seat specs: {"label", "agent", "options"}

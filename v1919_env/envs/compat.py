@@ -67,6 +67,7 @@ class SelfPlayEnv(gym.Env):
 
     # ------------------------------------------------------------------ gym API
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """Start a new game; returns the first deciding seat's `(observation, info)`."""
         super().reset(seed=seed)
         self.aec.reset(seed=int(self.np_random.integers(0, 2 ** 62)))
         self._settle = []
@@ -75,6 +76,8 @@ class SelfPlayEnv(gym.Env):
         return self._view(self.aec.agent_selection)
 
     def step(self, action):
+        """Play `action` for the deciding seat (or ignore it in a settlement step); returns
+        `(observation, reward, terminated, truncated, info)` seen from the next deciding seat."""
         if not self._started:
             raise RuntimeError("call reset() before step() (the episode has ended)")
         aec = self.aec
@@ -117,6 +120,7 @@ class SelfPlayEnv(gym.Env):
         return m
 
     def render(self):
+        """The text board (`render_mode='ansi'`) or the table as an RGB array (`'rgb_array'`)."""
         return self.aec.render()
 
     # ------------------------------------------------------------------ helpers

@@ -244,6 +244,12 @@ class Versailles1919Env(gym.Env):
 
     # ------------------------------------------------------------------ gym API
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """Start a new episode and play the opponents up to the learning seat's first decision.
+
+        Returns `(observation, info)`. `seed` seeds Gymnasium's `np_random`, from which the game's seed,
+        the seat (with `seat=None`), the opponents drawn from a pool and their own seeds all come. An
+        opponent that fails here raises `OpponentError`: fix the policy and reset again.
+        """
         super().reset(seed=seed)
         game_seed = int(self.np_random.integers(0, 2 ** 62))
         if self.random_seat:
@@ -271,6 +277,14 @@ class Versailles1919Env(gym.Env):
         return self._observe(self.seat), self._info()
 
     def step(self, action):
+        """Play the learning seat's `action`, then the opponents until the seat decides again or the game ends.
+
+        Returns `(observation, reward, terminated, truncated, info)`: the reward is the final reward
+        (`reward`) at the end, 0 before it. An id that is not legal now ends the episode with
+        `illegal_penalty` and `info["illegal_reason"]` (or raises with `illegal_action='raise'`); a value
+        that is not an action id raises. An opponent that fails ends the episode as truncated with
+        `info["opponent_error"]`. `info` also names the decision and, at the end, the scores.
+        """
         g = self.game
         if g is None or g.state[L.GAME_OVER] or self._ended:
             raise RuntimeError("call reset() before step() (the episode has ended)")
@@ -315,8 +329,18 @@ class Versailles1919Env(gym.Env):
         return m
 
     def render(self):
+        """The text board (`render_mode='ansi'`) or the table as an RGB array (`'rgb_array'`)."""
         return render_mode_output(self.game, self.render_mode)
 
 
 def gym_env(**kwargs) -> Versailles1919Env:
+    """The Gymnasium environment with one learning seat: `Versailles1919Env(**kwargs)`, the same as
+    `gymnasium.make("Versailles1919-v4", **kwargs)` without Gymnasium's wrappers.
+
+    Example:
+        ```python
+        env = v1919_env.gym_env(num_players=4, seat=0, opponents="rulebot")
+        obs, info = env.reset(seed=0)
+        ```
+    """
     return Versailles1919Env(**kwargs)

@@ -161,13 +161,21 @@ class raw_env(AECEnv):
         self.metadata = dict(self.metadata, card_set=self.card_set_label)
 
     def observation_space(self, agent):
+        """The agent's observation space: a Dict of `observation` (float32) and `action_mask` (int8),
+        or the Box alone with `obs_mode='vector'` (the solitaire agent adds `solitaire`).
+        """
         return self.observation_spaces[agent]
 
     def action_space(self, agent):
+        """Discrete(694): every action id (the legal ones now are in the mask)."""
         return self.action_spaces[agent]
 
     # ------------------------------------------------------------------ reset / observe
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start a new game. `seed` fixes the deal, the dice and every draw (the same seed and the same
+        actions give the same episode); without one, the next seed follows from the last, or from fresh
+        entropy the first time. `options` is accepted and unused (PettingZoo's signature).
+        """
         if seed is not None:
             self._seed = int(seed)
         elif self._seed is None:
@@ -194,6 +202,9 @@ class raw_env(AECEnv):
             self.render()
 
     def observe(self, agent):
+        """The agent's observation now (seen from its seat): the dict with its `action_mask`, all zero
+        when it is not the agent to move, or the Box with `obs_mode='vector'`.
+        """
         seat = self._seat[agent]
         c = self._cached
         if c is not None and c[0] == seat and c[1] == self.game.state[L.DECISIONS]:
@@ -250,6 +261,12 @@ class raw_env(AECEnv):
 
     # ------------------------------------------------------------------ stepping
     def step(self, action) -> None:
+        """Play `action` (an action id) for `agent_selection`; `None` for an agent that is terminated or
+        truncated. An id that is not legal now raises `IllegalActionError` (`illegal_action='raise'`) or
+        ends the game with `illegal_penalty` for the agent and `info["illegal_reason"]`
+        (`'penalize'`); a value that is not an action id raises either way and changes nothing.
+        Rewards are given at the end of the game (`reward`), plus the per-step shaping with `shaping=True`.
+        """
         if self.game is None:
             raise RuntimeError("call reset() before step()")
         agent = self.agent_selection
@@ -392,9 +409,13 @@ class raw_env(AECEnv):
 
     # ------------------------------------------------------------------ rendering
     def render(self):
+        """The text board (`render_mode='ansi'`, returned; `'human'` prints it) or an `800 x 1280 x 3`
+        uint8 array (`'rgb_array'`, the `render` extra).
+        """
         return render_mode_output(self.game, self.render_mode)
 
     def close(self) -> None:
+        """Nothing to release (the game is an array); kept for PettingZoo's API."""
         pass
 
 

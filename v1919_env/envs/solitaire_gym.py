@@ -93,4 +93,8 @@ class SolitaireEnv(Versailles1919Env):
 
 
 def solitaire_env(**kwargs) -> SolitaireEnv:
+    """The solitaire game as a Gymnasium environment: `SolitaireEnv(**kwargs)`, the same as
+    `gymnasium.make("Versailles1919Solitaire-v4", **kwargs)` without Gymnasium's wrappers. Options:
+    `faction` (the starting faction, or None), `target_vp` (the level, 20), `reward` ('vp': each VP
+    as it is scored; 'win_loss'), and those of the Gymnasium env (obs_mode, illegal_action, ...)."""
     return SolitaireEnv(**kwargs)

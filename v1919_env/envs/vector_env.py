@@ -309,9 +309,15 @@ class VectorEnv:
         return self.reset_all()[0]
 
     def step_async(self, actions) -> None:
+        """SB3: store one learner action per game for `step_wait`."""
         self._actions = actions
 
     def step_wait(self):
+        """SB3: play the stored actions in every game (opponents inside the same compiled call).
+
+        Returns `(observations, rewards, dones, infos)`; a finished game is reset in the same step and its
+        info holds `terminal_observation` and `TimeLimit.truncated`.
+        """
         obs, _, rewards, terminated, truncated, finals = self.step_all(self._actions)
         infos = [{} for _ in range(self.num_envs)]
         for b, (fo, _fm, info) in finals.items():
@@ -321,6 +327,7 @@ class VectorEnv:
         return obs, rewards, terminated | truncated, infos
 
     def step(self, actions):
+        """SB3: `step_async` then `step_wait`."""
         self.step_async(actions)
         return self.step_wait()
 
@@ -329,6 +336,7 @@ class VectorEnv:
         return self._masks[self._buf].view(bool)
 
     def close(self) -> None:
+        """Drop the external (non-compiled) opponents."""
         self._externals.clear()
         self._ext_codes.clear()
 
@@ -391,12 +399,20 @@ class GymVectorEnv(gymnasium.vector.VectorEnv):
         return {"observation": obs, "action_mask": masks}
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """Start every game; `seed` seeds game i with a seed derived from (seed, i).
+
+        Returns `({"observation", "action_mask"}, {})`, one row per game."""
         if seed is not None:
             self.engine.seed(seed)
         obs, masks = self.engine.reset_all()
         return self._dict(obs, masks), {}
 
     def step(self, actions):
+        """Play one learner action per game (opponents inside the same compiled call).
+
+        Returns `(observations, rewards, terminated, truncated, infos)`. A game that ends is reset in
+        the same step (same-step auto-reset): its last observation and info are in
+        `infos["final_obs"]` and `infos["final_info"]`."""
         obs, masks, rewards, terminated, truncated, finals = self.engine.step_all(actions)
         infos: dict = {}
         for b, (fo, fm, info) in finals.items():
@@ -404,6 +420,7 @@ class GymVectorEnv(gymnasium.vector.VectorEnv):
         return self._dict(obs, masks), rewards, terminated, truncated, infos
 
     def action_masks(self) -> np.ndarray:
+        """(num_envs, 694) bool: each game's legal learner actions now."""
         return self.engine.action_masks()
 
     def close_extras(self, **kwargs):
