@@ -154,7 +154,8 @@ def make_agent(name: str, **options) -> Agent:
         from agents import make_agent
         bot = make_agent("ismcts", iterations=200, seed=1)
         # the same from a spec string, as in v1919 play and the configs:
-        bot = make_agent(*parse_agent_spec("ismcts:iterations=200,seed=1"))
+        name, options = parse_agent_spec("ismcts:iterations=200,seed=1")
+        bot = make_agent(name, **options)
         ```
     """
     opts = agent_options(name)
