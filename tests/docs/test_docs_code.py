@@ -29,7 +29,7 @@ PAGES_NOT_RUN = {
     "docs/expert_iteration.md": "every block is a self-play, fit or 2,000-game run of the expert-iteration study",
     "docs/ladder.md": "written by `v1919 ladder --doc`; its one block is the 560-game ladder run itself",
 }
-TIMEOUT = 180
+TIMEOUT = 420          # per page; a cold numba cache compiles the kernels a page needs first
 
 RUNNER = textwrap.dedent('''
     import contextlib, io, json, sys, traceback

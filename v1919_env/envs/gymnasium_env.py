@@ -76,7 +76,30 @@ class RandomPolicy:
 class Versailles1919Env(gym.Env):
     """One seat learns; the others are opponents. obs_mode 'dict' (observation + action_mask, the
     PettingZoo layout) or 'vector' (the observation only; use action_masks()). seating: the
-    nations clockwise around the table (see v1919_env.seating); `seat` is a nation index."""
+    nations clockwise around the table (see v1919_env.seating); `seat` is a nation index.
+
+    Args:
+        num_players (int): 2, 3 or 4 (the solitaire game is `SolitaireEnv`).
+        seat (int | None): the learning seat; None draws it per episode (as `random_seat=True`).
+        opponents: the other seats' players: None (random), one policy for every seat, a list with
+            one per seat, or agent names (a pool drawn per episode, weighted by
+            `opponent_weights`). A policy is an object with `.act(observation, action_mask)` (e.g.
+            `agents.make_agent("rulebot")`; agents that read the game get the seat's information
+            set) or a callable `policy(obs, info)`.
+        reward (str | dict): 'win_loss' (default), 'rank', 'score_margin', or weights {kind: w}.
+        obs_mode (str): 'dict' or 'vector'.
+        render_mode (str | None): None, 'ansi', 'human' or 'rgb_array'.
+        variant (str): the deck variant, as for `Game.new`.
+        negotiation (bool): the Negotiations-5 transfer action.
+        card_set (str | None): a card set of your own.
+        random_seat (bool): draw the learning seat per episode.
+        illegal_action (str): 'penalize' (default: an id that is not legal now ends the episode with
+            `illegal_penalty` and info["illegal_reason"]) or 'raise'.
+        illegal_penalty (float): the penalty (default -1).
+        seating (list | None): the nations clockwise around the table.
+        opponent_weights (Sequence[float] | None): draw weights of a pool of named opponents.
+        score_info (bool): put the final scores in the last step's info.
+    """
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 1}
     PLAYERS = (2, 3, 4)

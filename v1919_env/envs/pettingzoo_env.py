@@ -85,22 +85,32 @@ class raw_env(AECEnv):
     `Versailles1919Solitaire-v4`), and its infos name the decision, the faction it controls
     (`faction`), the faction the decision is for (`acting_for`), `player_vp` and `target_vp`.
 
-    config: variant ('standard', 'longer', 'even_longer', 'longest'; aliases 'short15', 'long10'), negotiation
-    (bool), card_set (path), seating (the nations clockwise, e.g. ["uk", "usa", "italy", "france"]), reward
-    ('win_loss' | 'rank' | 'score_margin'; solitaire: 'vp' (default: each step pays the VP scored) | 'win_loss'
-    (+1 / -1 at the end)), faction and target_vp (solitaire only: as Game.new), illegal_action ('raise' | 'penalize':
-    what an action id that is not legal now does; a value that is no action id raises in both), illegal_penalty
-    (float, default -1), auto_forced (apply decisions with one legal action),
-    shaping (bool: per-step change of the provisional score margin / 50; off by default),
-    obs_mode ('dict': {"observation", "action_mask"}; 'vector': the Box observation alone, the mask in
-    info["action_mask"] of every agent, zeros for those not to move), numeric_info (infos hold numbers
-    only, the same keys for every agent at every step: decision (code, see decision_name),
-    illegal_action (0/1), score (the seat's final total, 0 before the end)),
-    max_cycles (None, or a positive int: every agent is truncated once that many moves have been played in
-    the episode, PettingZoo's option of its butterfly and MPE games; a move is an AEC step that plays a
-    decision, one per step of the parallel env, so `parallel_env(max_cycles=N)` ends after N steps; a
-    truncated agent gets no terminal reward (the game is not over: bootstrap its value) and its info the
-    scores at that moment).
+    Args:
+        num_players (int): 1 (the solitaire game), 2, 3 or 4.
+        render_mode (str | None): None, 'ansi' (the text board), 'human' (printed) or 'rgb_array'.
+        variant (str): 'standard', 'longer', 'even_longer', 'longest' (aliases 'short15', 'long10').
+        negotiation (bool): the Negotiations-5 transfer action.
+        card_set (str | None): a card set of your own (a folder or JSON file); None: the shipped one.
+        seating (list | None): the nations clockwise, e.g. ["uk", "usa", "italy", "france"].
+        reward (str | None): 'win_loss' (default) | 'rank' | 'score_margin'; solitaire: 'vp'
+            (default: each step pays the VP scored) | 'win_loss' (+1 / -1 at the end).
+        faction (str | None): solitaire only, as `Game.new`.
+        target_vp (int): solitaire only, the level (20).
+        illegal_action (str): what an action id that is not legal now does: 'raise' or 'penalize'
+            (the game ends with `illegal_penalty`); a value that is no action id raises in both.
+        illegal_penalty (float): the penalty of 'penalize' (default -1).
+        auto_forced (bool): apply decisions with one legal action without asking.
+        shaping (bool): add the per-step change of the provisional score margin / 50 (off by default).
+        obs_mode (str): 'dict': {"observation", "action_mask"}; 'vector': the Box observation alone,
+            the mask in info["action_mask"] of every agent, zeros for those not to move.
+        numeric_info (bool): infos hold numbers only, the same keys for every agent at every step:
+            decision (code, see decision_name), illegal_action (0/1), score (the seat's final total,
+            0 before the end).
+        max_cycles (int | None): every agent is truncated once that many moves have been played in
+            the episode (PettingZoo's option of its butterfly and MPE games; a move is an AEC step
+            that plays a decision, one per step of the parallel env, so `parallel_env(max_cycles=N)`
+            ends after N steps); a truncated agent gets no terminal reward (the game is not over:
+            bootstrap its value) and its info the scores at that moment.
     """
 
     metadata = {"name": AEC_NAME, "render_modes": list(RENDER_MODES), "is_parallelizable": False,
