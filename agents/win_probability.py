@@ -20,6 +20,7 @@ import numpy as np
 
 from v1919_env.game import Game
 
+from .calibration import platt
 from .learned import SHIPPED_WEIGHTS, LearnedAgent
 from .play import observe_seat
 
@@ -96,8 +97,6 @@ def _games(num_players: int, games: int, seed: int):
 def calibrate(num_players: int, games: int, seed: int, every: int = 4) -> dict:
     """Fit (a, b) on the positions (every `every`-th) of half of the games, measure on the other half
     (alternate blocks of four games, so each half holds every seating of the network)."""
-    from training.fit import platt
-
     wp = WinProbability.__new__(WinProbability)
     wp.net, wp.num_players = LearnedAgent(path=str(SHIPPED_WEIGHTS[num_players])), num_players
     rows = []

@@ -28,6 +28,8 @@ import numpy as np
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from agents.calibration import platt
+
 from . import shards
 from .selfplay import ConfigError, read_model
 
@@ -285,21 +287,6 @@ def values_of(policy, data: dict, n_obs: int, idx: np.ndarray, device="cpu", bat
             obs = torch.from_numpy(data["obs"][sl, :n_obs].astype(np.float32)).to(device)
             out[k:k + len(sl)] = outputs(policy, obs)[1].cpu().numpy()
     return out
-
-
-def platt(x: np.ndarray, y: np.ndarray, steps: int = 50) -> tuple[float, float]:
-    """(a, b) of the logistic fit P(win) = sigmoid(a x + b) to win shares y (Newton, a small ridge)."""
-    a = b = 0.0
-    X = np.stack([x, np.ones_like(x)], 1)
-    for _ in range(steps):
-        p = 1.0 / (1.0 + np.exp(-(a * x + b)))
-        g = X.T @ (p - y) + 1e-6 * np.array([a, b])
-        H = (X * (p * (1 - p))[:, None]).T @ X + 1e-6 * np.eye(2)
-        da, db = np.linalg.solve(H, g)
-        a, b = a - da, b - db
-        if abs(da) + abs(db) < 1e-10:
-            break
-    return float(a), float(b)
 
 
 def win_prediction(policy, train: dict, hold: dict, n_obs: int, device="cpu", bins: int = 10) -> dict:
