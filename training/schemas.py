@@ -29,7 +29,7 @@ KINDS = {
               "v1919 RLlib training config (v1919 train-rllib)", ["train/rllib_*.yaml"]),
     "tournament": ("agents.tournament.config:TournamentFile", "agents.tournament.config:load_config",
                    "v1919 tournament or ladder config (v1919 tournament, v1919 ladder)",
-                   ["tournament/*.yaml", "ladder/*.yaml"]),
+                   ["tournament/*.yaml", "ladder/*.yaml", "experiments/*.yaml"]),
     "expert_iteration": ("training.expert_iteration:ExItConfig", "training.expert_iteration:load_config",
                          "v1919 expert-iteration config (python -m training.expert_iteration)",
                          ["expert_iteration/*.yaml"]),

@@ -19,9 +19,7 @@ SHIPPED = sorted(p for p in CONFIGS.rglob("*.yaml") if schemas.SCHEMA_DIR not in
 
 # configs read by a loader that has no schema file here (the kind's module documents it)
 OTHER_LOADERS = {"expert_iteration/teacher/*.yaml": "training.selfplay:load_config",
-                 "expert_iteration/fit/*.yaml": "training.fit:load_config",
-                 # one tournament config per measurement in the docs (configs/experiments/README.md)
-                 "experiments/*.yaml": "agents.tournament.config:load_config"}
+                 "expert_iteration/fit/*.yaml": "training.fit:load_config"}
 
 
 def _loader(path: Path):
