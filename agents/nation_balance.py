@@ -1,7 +1,7 @@
-"""Nation balance: how often each nation wins when every seat plays the same agent.
+"""`v1919 nation-balance`: how often each nation wins when every seat plays the same agent.
 
-    PYTHONPATH=. python tools/nation_balance.py [--games 4000] [--players 3 4] [--agents rulebot random]
-    PYTHONPATH=. python tools/nation_balance.py --records runs/.../games.jsonl
+    v1919 nation-balance [--games 4000] [--players 3 4] [--agents rulebot random]
+    v1919 nation-balance --records runs/tournaments/NAME        # a tournament's games.jsonl
 
 Identical agents in every seat, so any difference between nations comes from the game (and the card
 data), not from skill. A game's winners (ties included) each count as a win; win rates carry Wilson
@@ -12,7 +12,6 @@ that agent (`--records`; e.g. configs/experiments/nation_balance_guided_4p.yaml)
 """
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
@@ -85,29 +84,29 @@ def format_table(r: dict) -> str:
     return "\n".join(lines)
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--games", type=int, default=4000)
-    ap.add_argument("--players", type=int, nargs="+", default=[3, 4], choices=(2, 3, 4))
-    ap.add_argument("--agents", nargs="+", default=["rulebot", "random"], choices=POLICY_NAMES)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--records", default=None, metavar="GAMES_JSONL",
-                    help="instead: the nations' win rates in a tournament's game records (one agent in every seat)")
-    args = ap.parse_args()
+def run(args) -> int:
+    """Print the tables; exit 0, or 2 with one line for records that cannot be read."""
+    if args.games < 1:
+        print(f"error: --games must be 1 or more, got {args.games}", file=sys.stderr)
+        return 2
+    bad = [a for a in args.agents if a not in POLICY_NAMES]
+    if bad:
+        print(f"error: --agents: compiled agents among {', '.join(POLICY_NAMES)}, got {', '.join(bad)} (another "
+              f"agent: a tournament with it in every seat, then --records)", file=sys.stderr)
+        return 2
     if args.records:
+        path = Path(args.records)
         try:
-            r = nation_balance_of_records(args.records)
-        except ValueError as e:             # a RecordError names the line and field at fault
-            sys.exit(f"nation_balance: {e}")
+            r = nation_balance_of_records(path / "games.jsonl" if path.is_dir() else path)
+        except (ValueError, OSError) as e:      # a RecordError names the line and field at fault
+            print(f"error: {e}", file=sys.stderr)
+            return 2
         print(format_table(r))
         print(f"({r['decisions_per_game']:.0f} decisions per game, {r['seconds']:.1f} CPU s in the agents)\n")
-        return
+        return 0
     for n in args.players:
         for agent in args.agents:
             r = nation_balance(n, agent, args.games, args.seed)
             print(format_table(r))
             print(f"({r['decisions_per_game']:.0f} decisions per game, {r['seconds']:.1f} s)\n")
-
-
-if __name__ == "__main__":
-    main()
+    return 0

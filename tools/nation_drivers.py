@@ -3,7 +3,7 @@
     PYTHONPATH=. .venv/bin/python tools/nation_drivers.py [--games 10000] [--players 4 3]
         [--agents rulebot random] [--variants ID ...] [--seatings] [--stakes] [--json OUT]
 
-tools/nation_balance.py shows that four rule bots win very unequally by nation. This tool asks why.
+`v1919 nation-balance` shows that four rule bots win very unequally by nation. This tool asks why.
 Each *variant* is a counterfactual card set built in memory from the shipped one (the files under
 v1919_env/cards/data/ are never written): one field or field group is neutralized (set to zero,
 removed, or mirrored between two nations), the result goes through the project's validator and
@@ -64,7 +64,7 @@ from v1919_env.seating import parse_seating
 
 PLAYERS = ("uk", "france", "usa", "italy")
 GAP = {4: ("italy", "usa"), 3: ("uk", "usa")}
-"""The largest gap of the shipped set per player count (tools/nation_balance.py, rulebot)."""
+"""The largest gap of the shipped set per player count (`v1919 nation-balance`, rulebot)."""
 
 
 # ----------------------------------------------------------------------------- statistics

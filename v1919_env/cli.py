@@ -302,6 +302,36 @@ def _add_benchmark_command(sub) -> None:
     bm.set_defaults(func=_cmd_benchmark)
 
 
+def _cmd_nation_balance(args) -> int:
+    from agents.nation_balance import run
+
+    return run(args)
+
+
+def _add_nation_balance_command(sub) -> None:
+    """`v1919 nation-balance`: agents/nation_balance.py."""
+    nb = sub.add_parser(
+        "nation-balance", help="how often each nation wins when every seat plays the same agent",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=textwrap.fill("Identical agents in every seat, so any difference between the nations comes from "
+                                  "the game, not from skill: each nation's win rate with its Wilson 95% interval and "
+                                  "mean score. Compiled agents (rulebot, random) play in the compiled loop; "
+                                  "any other agent is measured from the records of a tournament whose seats all "
+                                  "play it (--records). docs/nation_balance.md holds the figures.", 88),
+        epilog="example:\n  v1919 nation-balance --games 4000 --players 4 --agents rulebot\n"
+               "  v1919 nation-balance --records runs/tournaments/nation_balance_guided_4p")
+    nb.add_argument("--games", type=int, default=4000, help="games per player count and agent (default 4000)")
+    nb.add_argument("--players", type=int, nargs="+", default=[3, 4], choices=(2, 3, 4),
+                    help="player counts (default 3 4)")
+    nb.add_argument("--agents", nargs="+", default=["rulebot", "random"],
+                    help="compiled agents (rulebot, random), each in every seat (default rulebot random)")
+    nb.add_argument("--seed", type=int, default=0, help="the first game's seed (default 0)")
+    nb.add_argument("--records", default=None, metavar="FILE",
+                    help="instead: the nations' win rates in game records (a .jsonl, or a tournament's output "
+                         "directory) whose seats all play one agent")
+    nb.set_defaults(func=_cmd_nation_balance)
+
+
 def build_parser() -> argparse.ArgumentParser:
     from . import __version__
     from .envs.versions import ENV_VERSION, OBSERVATION_VERSION
@@ -349,6 +379,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.set_defaults(func=_cmd_bench)
     _add_agent_commands(sub)
     _add_benchmark_command(sub)
+    _add_nation_balance_command(sub)
     from training.cli import DESCRIPTION, add_arguments
     tr = sub.add_parser("train", help="train a MaskablePPO agent from a YAML config (needs the train extra)",
                         description=DESCRIPTION, epilog="example:\n  v1919 train configs/train/smoke.yaml",

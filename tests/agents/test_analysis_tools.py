@@ -1,4 +1,4 @@
-"""tools/nation_balance.py --records (the nations' win rates in game records) and tools/fingerprint_core.py --ends."""
+"""`v1919 nation-balance --records` (the nations' win rates in game records) and tools/fingerprint_core.py --ends."""
 from __future__ import annotations
 
 import json
@@ -9,7 +9,9 @@ from helpers.tools import load_tool
 
 @pytest.fixture(scope="module")
 def tool():
-    return load_tool("nation_balance")
+    import agents.nation_balance
+
+    return agents.nation_balance
 
 
 def record(winners, totals, agent="learned", options=None, forfeit=None):
@@ -52,14 +54,25 @@ def test_records_of_mixed_agents_are_refused_naming_what_differs(tool, tmp_path)
         tool.nation_balance_of_records(write(tmp_path / "e.jsonl", []))
 
 
-def test_a_file_that_is_not_game_records_is_a_clear_error(tool, tmp_path, monkeypatch):
+def test_a_file_that_is_not_game_records_is_a_clear_error(tmp_path, capsys):
+    from v1919_env.cli import main
+
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps(record([0], [40, 30, 20, 10])) + "\nnot json\n")
     for path, words in ((bad, "line 2: not JSON"), (tmp_path / "missing.jsonl", "cannot read")):
-        monkeypatch.setattr("sys.argv", ["nation_balance", "--records", str(path)])
-        with pytest.raises(SystemExit) as e:
-            tool.main()
-        assert words in str(e.value.code) and str(e.value.code).startswith("nation_balance: ")
+        assert main(["nation-balance", "--records", str(path)]) == 2
+        err = capsys.readouterr().err
+        assert words in err and err.startswith("error: ") and "Traceback" not in err
+
+
+def test_the_command_prints_a_table_per_player_count_and_refuses_an_agent_it_cannot_run(capsys):
+    from v1919_env.cli import main
+
+    assert main(["nation-balance", "--games", "40", "--players", "3", "--agents", "rulebot"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("3 players, rulebot in every seat, 40 games") and "| usa |" in out
+    assert main(["nation-balance", "--agents", "guided"]) == 2
+    assert "--records" in capsys.readouterr().err
 
 
 def test_the_core_fingerprint_counts_how_rule_bot_games_end():
