@@ -21,7 +21,7 @@ set -u -o pipefail
 TOTAL_S=${TOTAL_S:-540}        # everything, the copies to $OUT included
 MINUTES=${MINUTES:-4.5}        # teacher self-play: no shard starts after this many minutes
 TAIL_S=${TAIL_S:-45}           # after that: the shards in flight finish, the pool closes
-FIT_S=${FIT_S:-110}            # the fit's hard limit (loading the shards included)
+FIT_S=${FIT_S:-140}            # the fit's hard limit (loading the shards included)
 EVAL_S=${EVAL_S:-45}           # head_to_head's hard limit
 RESERVE_S=${RESERVE_S:-10}     # the copies to $OUT and slack
 WARM_S=${WARM_S:-150}          # the compile's hard limit
