@@ -1,7 +1,7 @@
 """`guided`: information-set search guided by a trained network (PUCT with the policy's priors, the
 value head at the leaves instead of rollouts, or with `rollout_mix` mixed with rule-bot rollouts).
 
-Each simulation determinizes the root (`v1919_env.core.search.determinize`, as `ismcts` does: deck
+Each simulation determinizes the root (`v1919_env.core.tree.determinize`, as `ismcts` does: deck
 orders and the dice generator resampled from what every player sees, so the dice and draws inside
 the tree come from the copy's generator, never the real game's), descends by PUCT among the
 children legal in that copy, and stops at the first node not expanded yet or at the end of the
@@ -31,8 +31,9 @@ that score (the Gumbel variables make it a sample: `temperature` is not used; gu
 it deterministic). Below the root the tree is the PUCT tree. It needs a simulation budget
 (`iterations`), not `time_ms`.
 
-The tree, the selection and the backup are compiled (agents/guided_kernels.py); the network runs
-in torch (one thread) through `LearnedAgent.evaluate_batch`.
+The tree, the selection and the backup are compiled (agents/guided_kernels.py; the tree's (parent,
+action) index, its node allocation and the determinization are v1919_env/core/tree.py's, shared with
+`ismcts`); the network runs in torch (one thread) through `LearnedAgent.evaluate_batch`.
 """
 from __future__ import annotations
 

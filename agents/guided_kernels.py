@@ -4,13 +4,14 @@ loss over determinized copies, and the backup of per-seat value vectors.
 One search batch is two compiled calls around one network forward pass in Python:
 
 1. `guided_select` runs K simulations: each copies the root, determinizes it
-   (`v1919_env.core.search.determinize`: deck orders and the dice generator resampled from what
-   every player sees, so later dice and draws come from the copy's own generator), descends by
-   PUCT among the children legal in this copy, and stops at the first node not yet expanded (its
-   observation from every seat's point of view and the decider's mask are written out for the
-   network) or at the end of the game (the exact terminal reward of every seat is written out);
-   each node on the way gets one pending visit, which lowers its exploration term (and with a
-   virtual loss its value) for the next simulations of the batch, so that they spread out.
+   (`v1919_env.core.tree.determinize`, as ismcts does: deck orders and the dice generator
+   resampled from what every player sees, so later dice and draws come from the copy's own
+   generator), descends by PUCT among the children legal in this copy, and stops at the first
+   node not yet expanded (its observation from every seat's point of view and the decider's mask
+   are written out for the network) or at the end of the game (the exact terminal reward of every
+   seat is written out); each node on the way gets one pending visit, which lowers its exploration
+   term (and with a virtual loss its value) for the next simulations of the batch, so that they
+   spread out.
 2. Python evaluates all leaves of the batch in one forward pass (priors from the decider's row,
    values from every seat's row).
 3. `guided_backup` expands each evaluated leaf (one child per legal action, holding its prior),
@@ -24,16 +25,19 @@ sequential halving then forces the root action of each simulation (`guided_selec
 after each phase `gumbel_scores` (g + logits + sigma(q), sigma(q) = (c_visit + max visits) x c_scale
 x q) and `gumbel_rank` keep the better half. Below the root the tree is the PUCT tree.
 
-Tree layout (flat arrays, as core/search.py's ISMCTS tree): node 0 is the root; a child is found by
-(parent, action) in an open-addressing hash table. NF[node] = (visits, prior, pending visits,
-value sum of seat 0 .. MAX_PLAYERS-1); NI[node] = (seat that chose it, its action, expanded flag).
-Nodes are keyed by the action history, which is public: one node stands for an information set
-(single-observer ISMCTS); the legal actions of a node may differ between determinizations, so
-selection only considers the children legal in the current copy and renormalizes their priors; a
-legal action with no child (not legal when the node was expanded) gets one with prior 1/n.
+Tree layout (flat arrays): node 0 is the root; a child is found by (parent, action) in the
+open-addressing hash table of v1919_env/core/tree.py (`tree_find`, `tree_insert`: the index and
+the node allocation, shared with the ismcts tree; meta[M_NODES] counts the nodes). NF[node] =
+(visits, prior, pending visits, value sum of seat 0 .. MAX_PLAYERS-1); NI[node] = (seat that
+chose it, its action, expanded flag). Nodes are keyed by the action history, which is public: one
+node stands for an information set (single-observer ISMCTS); the legal actions of a node may
+differ between determinizations, so selection only considers the children legal in the current
+copy and renormalizes their priors; a legal action with no child (not legal when the node was
+expanded) gets one with prior 1/n.
 
 This module lives outside v1919_env/core/ (the core's cache folder is keyed by the core's sources,
-so a new core recompiles these kernels too).
+so a new core recompiles these kernels too); what both searches share (the determinization and the
+tree's index) is core/tree.py, below both.
 """
 from __future__ import annotations
 
@@ -45,8 +49,9 @@ from v1919_env.core.bots import bot_action, rollout
 from v1919_env.core.layout import GAME_OVER, MAX_PLAYERS, MODE, MODE_SOLO, PENDING_PLAYER
 from v1919_env.core.observe import OBS_SIZE, observe_and_mask
 from v1919_env.core.scoring import N_SCORE_COLS, SCORE_TABLE_COLS, score_table
-from v1919_env.core.search import ACTION_KEY, _slot_of, determinize, evaluate, finish_replies, solo_value, tree_find
+from v1919_env.core.search import evaluate, finish_replies, solo_value
 from v1919_env.core.step import apply_action, legal
+from v1919_env.core.tree import TREE_NODES, determinize, tree_find, tree_insert, tree_room, tree_start
 from v1919_env.envs.vector_kernels import terminal_reward, write_solo_features
 
 # NF columns (float64)
@@ -58,46 +63,37 @@ NI_COLS = 3
 # leaf status written by guided_select
 ST_EVAL, ST_TERMINAL = 0, 1
 # meta entries
-M_NODES, M_SIMULATIONS, M_FULL = 0, 1, 2
+M_NODES, M_SIMULATIONS, M_FULL = TREE_NODES, 1, 2
 META_SIZE = 3
 
 
 @njit(cache=True)
 def tree_clear(NF, NI, hk, meta):
     """An empty tree holding only the root (node 0, not expanded)."""
-    hk[:] = -1
+    tree_start(hk, meta)
     NF[0, :] = 0.0
     NI[0, I_SEAT] = -1
     NI[0, I_ACTION] = -1
     NI[0, I_EXPANDED] = 0
-    meta[M_NODES] = 1
     meta[M_SIMULATIONS] = 0
     meta[M_FULL] = 0
 
 
-child_of = tree_find     # the child of node reached by action a, or -1 (the ismcts tree's hash table)
+child_of = tree_find     # the child of node reached by action a, or -1 (core/tree.py's hash table)
 
 
 @njit(cache=True)
 def add_child(NF, NI, hk, hv, meta, node, a, seat, prior):
     """A new child of node for action a chosen by seat, with its prior; -1 when the tree is full."""
-    c = meta[M_NODES]
-    if c >= NF.shape[0] or 2 * (c + 1) > hk.shape[0]:
+    c = tree_insert(hk, hv, meta, NF.shape[0], node, a)
+    if c < 0:
         meta[M_FULL] += 1
         return -1
-    meta[M_NODES] = c + 1
     NF[c, :] = 0.0
     NF[c, F_PRIOR] = prior
     NI[c, I_SEAT] = seat
     NI[c, I_ACTION] = a
     NI[c, I_EXPANDED] = 0
-    key = node * ACTION_KEY + a
-    mask = hk.shape[0] - 1
-    h = _slot_of(hk, key)
-    while hk[h] != -1:
-        h = (h + 1) & mask
-    hk[h] = key
-    hv[h] = c
     return c
 
 
@@ -266,7 +262,7 @@ def guided_backup(K, NF, NI, hk, hv, meta, paths, plen, leaf, status, values, pr
         node = leaf[k]
         if status[k] == ST_EVAL and NI[node, I_EXPANDED] == 0:
             n = nlegal[k]
-            if meta[M_NODES] + n <= NF.shape[0] and 2 * (meta[M_NODES] + n) <= hk.shape[0]:
+            if tree_room(hk, meta, NF.shape[0], n):
                 tot = 0.0
                 for j in range(n):
                     tot += probs[k, legal_ids[k, j]]

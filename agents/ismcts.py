@@ -1,17 +1,20 @@
 """`ismcts`: information-set Monte Carlo tree search (single-observer, with availability counts).
 
-Each iteration determinizes the hidden information (`v1919_env.core.search.determinize`, the
+Each iteration determinizes the hidden information (`v1919_env.core.tree.determinize`, the
 compiled counterpart of `Game.determinize`: deck orders and dice resampled from a canonical order,
 so nothing about the real hidden order leaks in), descends the tree by UCT over the legal actions,
 adds one node, finishes the game with a compiled rollout (random or rule-bot play) and backs the
 seats' win shares up; in the solitaire game, where the one player always "wins", it backs up the
 player's objective instead (`core.search.solo_value`: its VP against the level, and the win at it),
-the bots deciding inside the kernel as the rules fix them and the player's own choices searched. The parts live apart: `SearchTree` (flat arrays), the selection rule
-(`uct_score`, its constant `explore`), the determinization and the rollout policy; the whole
-iteration loop runs compiled (`ismcts_iterate`). Turn decisions offer hundreds of actions, more than
-a budget of a few hundred iterations can try, so nodes widen progressively (1 + widen * sqrt(visits)
-children) and the rule bot's choice is tried first. Decisions with one legal action are answered
-at once; the answer is the most visited root action (then the best mean, then the first legal).
+the bots deciding inside the kernel as the rules fix them and the player's own choices searched.
+The parts live apart: `SearchTree` (flat arrays; the (parent, action) index and the node allocation
+are v1919_env/core/tree.py's, shared with `guided`), the selection rule (`uct_score`, its constant
+`explore`), the determinization (core/tree.py, shared with `guided`) and the rollout policy; the
+whole iteration loop runs compiled (core/search.py `ismcts_iterate`). Turn decisions offer
+hundreds of actions, more than a budget of a few hundred iterations can try, so nodes widen
+progressively (1 + widen * sqrt(visits) children) and the rule bot's choice is tried first.
+Decisions with one legal action are answered at once; the answer is the most visited root action
+(then the best mean, then the first legal).
 """
 from __future__ import annotations
 

@@ -16,8 +16,9 @@ from v1919_env.core.botrules import piv
 from v1919_env.core.bots import bot_action, policy_below
 from v1919_env.core.layout import (D_PLACE2, GAME_OVER, N_SLOTS, PENDING, SLOT_ISSUE, SOLO_FACTION, SOLO_FACTIONS,
                                    SOLO_VP)
-from v1919_env.core.search import W_LEAD, determinize, finish_replies
+from v1919_env.core.search import W_LEAD, finish_replies
 from v1919_env.core.step import apply_action, legal
+from v1919_env.core.tree import determinize
 
 W_SOLO_VP = 10.0       # per VP the player has scored: what the game counts
 W_SOLO_LEAD = W_LEAD   # share of the PIV of an issue a faction leads in a slot (the greedy evaluation's)

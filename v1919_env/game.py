@@ -418,10 +418,10 @@ class Game:
     def determinize(self, seed: int) -> "Game":
         """A copy whose hidden information (the order of the issue and event decks, the dice) is
         resampled consistently with what every player can see (for search agents). The compiled
-        core/search.py `determinize` does it from a canonical order, so the copy depends only on the
+        core/tree.py `determinize` does it from a canonical order, so the copy depends only on the
         seed and the visible game, never on the hidden order it replaces."""
         from .core.bots import seed_policy_rng
-        from .core.search import determinize
+        from .core.tree import determinize
 
         g = self.clone()
         determinize(g.state, self.T, seed_policy_rng(int(seed) & 0x7FFFFFFFFFFFFFFF))

@@ -13,7 +13,8 @@ from v1919_env.core import layout as L
 from v1919_env.core import tables as TB
 from v1919_env.core.bots import POLICY_RANDOM, POLICY_RULEBOT, play_games, rollout, seed_policy_rng
 from v1919_env.core.bots import bot_action
-from v1919_env.core.search import determinize, tree_add, tree_find, tree_reset, uct_score, widening_limit
+from v1919_env.core.search import tree_add, tree_reset, uct_score, widening_limit
+from v1919_env.core.tree import determinize, tree_find
 from v1919_env.actions import NUM_ACTIONS
 from v1919_env.game import Game
 from agents.play import observe_seat

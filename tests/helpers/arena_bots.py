@@ -16,8 +16,8 @@ from agents.base import Agent, register
 from v1919_env.core.bots import POLICY_NAMES, bot_action, rollout, seed_policy_rng
 from v1919_env.core.layout import MAX_LEGAL, MAX_PLAYERS
 from v1919_env.core.scoring import N_SCORE_COLS, SC_TOTAL, final_scores
-from v1919_env.core.search import determinize
 from v1919_env.core.step import apply_action, legal
+from v1919_env.core.tree import determinize
 
 _RULEBOT = np.full(MAX_PLAYERS, POLICY_NAMES.index("rulebot"), np.int64)
 

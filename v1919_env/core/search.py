@@ -1,13 +1,13 @@
-"""Search kernels for the `greedy` and `ismcts` agents: determinization, a flat-array search tree,
-the UCT selection rule, the information-set MCTS iteration loop and a one-ply lookahead.
+"""Search kernels for the `greedy` and `ismcts` agents: the ismcts tree's node statistics, the UCT
+selection rule, the information-set MCTS iteration loop and a one-ply lookahead.
 
 Each part is a separate compiled function so it can be swapped and tested alone:
-- `determinize(s, T, rng)`: hidden information resampled in place (the compiled counterpart of
-  `Game.determinize`, with the same constraints), from a canonical order so that the result does
-  not depend on the hidden order it replaces;
-- the tree (`tree_find`, `tree_add`): nodes keyed by (parent, action id) in an open-addressing
-  hash table; per node visits, availability (SO-ISMCTS: how often the action was legal when its
-  parent was reached) and the reward sum of the seat that chose it;
+- `determinize(s, T, rng)` (core/tree.py, shared with the `guided` search): hidden information
+  resampled in place, from a canonical order;
+- the tree: the index of nodes by (parent, action id), an open-addressing hash table, is core/tree.py's
+  (`tree_find`, `tree_insert`, shared with `guided`); here `tree_reset` and `tree_add` keep per node
+  visits, availability (SO-ISMCTS: how often the action was legal when its parent was reached) and
+  the reward sum of the seat that chose it;
 - `uct_score`: the selection rule;
 - `rollout` (core/bots.py): random or rule-bot play to the end;
 - `ismcts_iterate`: determinize, descend, expand one node, roll out, back up.
@@ -18,18 +18,16 @@ import numpy as np
 from numba import njit
 
 from .bots import bot_action, piv, policy_below, rollout
-from .layout import (D_PLACE2, D_TURN, EV_DECK, EV_DECK_N, FORCED_N, FORCED_POS, GAME_OVER, INF_AVAIL, ISSUE_DECK, ISSUE_DECK_N,
-                     MAX_PLAYERS, MIL_AVAIL, MODE, MODE_SOLO, N_SLOTS, NUM_PLAYERS, PENDING, PENDING_PLAYER, RNG,
-                     SLOT_ISSUE, SOLO_TARGET, SOLO_VP, VARIANT)
+from .layout import (D_PLACE2, D_TURN, GAME_OVER, INF_AVAIL, MAX_PLAYERS, MIL_AVAIL, MODE, MODE_SOLO, N_SLOTS,
+                     NUM_PLAYERS, PENDING, PENDING_PLAYER, SLOT_ISSUE, SOLO_TARGET, SOLO_VP)
 from .board import n_players, slot_leader, slot_total
 from .scoring import N_SCORE_COLS, SC_TOTAL, final_scores, winners
 from .step import apply_action, legal
-from .tables import T_GAME_END, T_VAR_SHUFFLE
+from .tree import determinize, tree_find, tree_insert, tree_start
 
 # tree arrays: F[node] = (visits, availability, reward sum); I[node] = (seat that chose, action)
 TF_VISITS, TF_AVAIL, TF_REWARD = 0, 1, 2
 TI_SEAT, TI_ACTION = 0, 1
-ACTION_KEY = 1024          # > number of action ids
 MAX_PATH = 4096
 
 # greedy evaluation weights (docs/agents.md)
@@ -38,105 +36,26 @@ W_INFLUENCE = 0.15         # per available influence cube
 W_UNIT = 0.5               # per available military unit
 
 
-# ----------------------------------------------------------------------------- determinization
-@njit(cache=True)
-def canonical_shuffle(s, start, n, rng):
-    """Sort s[start:start+n], then Fisher-Yates shuffle it with rng: the result depends only on
-    the multiset of values and rng, never on the order it replaces."""
-    for i in range(1, n):
-        x = s[start + i]
-        j = i - 1
-        while j >= 0 and s[start + j] > x:
-            s[start + j + 1] = s[start + j]
-            j -= 1
-        s[start + j + 1] = x
-    for i in range(n - 1, 0, -1):
-        j = policy_below(rng, i + 1)
-        t = s[start + i]
-        s[start + i] = s[start + j]
-        s[start + j] = t
-
-
-@njit(cache=True)
-def determinize(s, T, rng):
-    """Resample in place what no player sees: the issue deck order (GAME END keeps its public depth;
-    in the longest variant it stays among the bottom mix + 1 cards, EN:188), the event deck order
-    and the dice (a new generator seed; queued forced dice are dropped)."""
-    ge = T[T_GAME_END]
-    n = s[ISSUE_DECK_N]
-    mix = T[T_VAR_SHUFFLE + s[VARIANT]]
-    at = -1
-    for j in range(n):
-        if s[ISSUE_DECK + j] == ge:
-            at = j
-    if at < 0:
-        canonical_shuffle(s, ISSUE_DECK, n, rng)
-    elif mix > 0:
-        k = min(mix + 1, n)
-        canonical_shuffle(s, ISSUE_DECK, k, rng)
-        canonical_shuffle(s, ISSUE_DECK + k, n - k, rng)
-    else:
-        # GAME END at its known depth: shuffle the cards below it and above it as one pool
-        for j in range(at, n - 1):
-            s[ISSUE_DECK + j] = s[ISSUE_DECK + j + 1]
-        canonical_shuffle(s, ISSUE_DECK, n - 1, rng)
-        for j in range(n - 1, at, -1):
-            s[ISSUE_DECK + j] = s[ISSUE_DECK + j - 1]
-        s[ISSUE_DECK + at] = ge
-    canonical_shuffle(s, EV_DECK, s[EV_DECK_N], rng)
-    for h in range(2):
-        s[RNG + h] = policy_below(rng, 0x7FFFFFFF) + 1
-    s[FORCED_POS] = s[FORCED_N]
-
-
 # ----------------------------------------------------------------------------- the tree
-@njit(cache=True)
-def _slot_of(hk, key):
-    mask = hk.shape[0] - 1
-    return np.int64((np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)) & mask
-
-
 @njit(cache=True)
 def tree_reset(TF, TI, hk, meta):
     """An empty tree holding only the root (node 0)."""
-    hk[:] = -1
+    tree_start(hk, meta)   # meta[0]: nodes in use
     TF[0, :] = 0.0
     TI[0, TI_SEAT] = -1
     TI[0, TI_ACTION] = -1
-    meta[0] = 1        # nodes in use
     meta[1] = 0        # iterations run
-
-
-@njit(cache=True)
-def tree_find(hk, hv, node, a):
-    """Child of node reached by action a, or -1."""
-    key = node * ACTION_KEY + a
-    mask = hk.shape[0] - 1
-    h = _slot_of(hk, key)
-    while hk[h] != -1:
-        if hk[h] == key:
-            return hv[h]
-        h = (h + 1) & mask
-    return -1
 
 
 @njit(cache=True)
 def tree_add(TF, TI, hk, hv, meta, node, a, seat):
     """New child of node for action a chosen by seat; -1 when the tree is full."""
-    c = meta[0]
-    if c >= TF.shape[0] or 2 * c >= hk.shape[0]:
+    c = tree_insert(hk, hv, meta, TF.shape[0], node, a)
+    if c < 0:
         return -1
-    meta[0] = c + 1
     TF[c, :] = 0.0
     TI[c, TI_SEAT] = seat
     TI[c, TI_ACTION] = a
-    key = node * ACTION_KEY + a
-    mask = hk.shape[0] - 1
-    h = _slot_of(hk, key)
-    while hk[h] != -1:
-        h = (h + 1) & mask
-    hk[h] = key
-    hv[h] = c
     return c
 
 
