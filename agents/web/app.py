@@ -450,9 +450,16 @@ def create_app(db_path: str, *, agents: tuple[str, ...] = DEFAULT_AGENTS, token:
         return Response(json.dumps(room.record_of_game()) + "\n", media_type="application/jsonl",
                         headers={"Content-Disposition": f'attachment; filename="v1919-{room.gid}.jsonl"'})
 
-    def watched_file(request: Request) -> int | None:
-        k = request.path_params["k"]
-        return k if 0 <= k < len(watched.paths) else None
+    def for_a_watched_file(handler):
+        """A watch route: the token checked, then handler(request, k) for records file k (404 if none)."""
+        async def route(request: Request) -> Response:
+            if not authorized(request):
+                return refuse(403, "token needed")
+            k = request.path_params["k"]
+            if not 0 <= k < len(watched.paths):
+                return refuse(404, "no such records file")
+            return await handler(request, k)
+        return route
 
     async def watch_index(request: Request) -> Response:
         if not authorized(request):
@@ -460,28 +467,16 @@ def create_app(db_path: str, *, agents: tuple[str, ...] = DEFAULT_AGENTS, token:
         files = await run_in_threadpool(lambda: [watched.listing(k) for k in range(len(watched.paths))])
         return with_cookie(request, HTMLResponse(page.watch_index_html(files)))
 
-    async def watch_file(request: Request) -> Response:
-        if not authorized(request):
-            return refuse(403, "token needed")
-        k = watched_file(request)
-        if k is None:
-            return refuse(404, "no such records file")
+    @for_a_watched_file
+    async def watch_file(request: Request, k: int) -> Response:
         return with_cookie(request, HTMLResponse(page.watch_file_html(k, str(watched.paths[k]))))
 
-    async def watch_listing(request: Request) -> Response:
-        if not authorized(request):
-            return refuse(403, "token needed")
-        k = watched_file(request)
-        if k is None:
-            return refuse(404, "no such records file")
+    @for_a_watched_file
+    async def watch_listing(request: Request, k: int) -> Response:
         return JSONResponse(await run_in_threadpool(watched.listing, k))
 
-    async def watch_game(request: Request) -> Response:
-        if not authorized(request):
-            return refuse(403, "token needed")
-        k = watched_file(request)
-        if k is None:
-            return refuse(404, "no such records file")
+    @for_a_watched_file
+    async def watch_game(request: Request, k: int) -> Response:
         try:
             games = await run_in_threadpool(watched.games, k)
         except (RecordError, OSError) as e:
