@@ -55,7 +55,8 @@ class FitConfig(BaseModel):
     data: list[str] = Field(default_factory=list)      # self-play data directories
     init: str | None = None                           # start from this checkpoint (None: the shipped weights)
     arch: Arch | None = None                          # a new body from scratch instead (init gives the spaces)
-    target: Literal["visits", "best", "improved"] = "visits"   # the visits, the most visited move, or
+    target: Literal["visits", "best", "action", "improved"] = "visits"   # the visits, the most visited
+                                                     # move, the move the teacher played (action), or
     improved_scale: float = Field(0.1, gt=0)         # the network's prior improved by the root's values
     improved_prior: Literal["network", "recorded"] = "network"   # that prior: the starting network's policy
                                                      # on the observation, or the search's recorded root priors
@@ -156,12 +157,13 @@ def improved_policy(data: dict, sl, scale: float = 0.1, c_visit: float = 50.0, p
 class PolicyTargets:
     """[R, NUM_ACTIONS] float32 policy targets, made batch by batch (`targets[sl]`) from the uint16
     visit counts, so a buffer of a million records needs no dense float copy: the visit distribution,
-    one-hot on the most visited move (ties: the higher mean value), or the network's prior improved
-    by the root's values (improved_policy)."""
+    one-hot on the most visited move (ties: the higher mean value), one-hot on the recorded move
+    played (`action`; with the Gumbel root: sequential halving's pick, the best-scored of the most
+    visited), or the network's prior improved by the root's values (improved_policy)."""
 
     def __init__(self, data: dict, kind: str, chunk: int = 65536, scale: float = 0.1, prior_fn=None):
-        if kind not in ("visits", "best", "improved"):
-            raise ValueError(f"target: visits, best or improved, got {kind!r}")
+        if kind not in ("visits", "best", "action", "improved"):
+            raise ValueError(f"target: visits, best, action or improved, got {kind!r}")
         self.kind, self.visits, self.width = kind, data["visits"], data["visits"].shape[1]
         self.data, self.scale, self.prior_fn = data, scale, prior_fn
         self.best = None
@@ -173,6 +175,8 @@ class PolicyTargets:
                 score[~data["mask"][sl]] = -np.inf
                 best[sl] = score.argmax(1)
             self.best = best
+        elif kind == "action":
+            self.best = data["action"].astype(np.int64)
 
     def __len__(self) -> int:
         return len(self.visits)
