@@ -310,8 +310,9 @@ def head_to_head(spec: str, opponent: str, games: int, num_players: int, seed: i
     from tqdm import tqdm
 
     from agents import make_agent, parse_agent_spec
-    from agents.play import run_game, seat_spec
     from agents.tournament.stats import wilson_interval
+
+    from .head_to_head import game_share
 
     name, opts = parse_agent_spec(spec)
     me = make_agent(name, **opts)
@@ -319,13 +320,7 @@ def head_to_head(spec: str, opponent: str, games: int, num_players: int, seed: i
     others = [make_agent(oname, **oopts) for _ in range(num_players - 1)]
     share = 0.0
     for i in tqdm(range(games), desc=f"{spec} vs {opponent}", unit="game", disable=not progress):
-        seat = i % num_players
-        agents = others[:seat] + [me] + others[seat:]
-        specs = [seat_spec(opponent)] * num_players
-        specs = specs[:seat] + [seat_spec(spec)] + specs[seat + 1:]
-        r = run_game(agents, specs, num_players=num_players, seed=seed + i // num_players, game_index=i)
-        win = r["result"]["winners"]
-        share += (1.0 / len(win)) if seat in win else 0.0
+        share += game_share(me, others, spec, opponent, i, num_players, seed)
     lo, hi = wilson_interval(share, games)
     return {"agent": spec, "opponent": opponent, "games": games, "win_rate": share / max(1, games), "ci95": [lo, hi]}
 

@@ -28,13 +28,25 @@ EVAL_SEED = 7_310_000            # deals no training or tournament config uses (
 STAT_KEYS = ("searched", "visited_not_prior_top", "played_not_prior_top", "legal", "visited", "top_visit_share")
 
 
+def game_share(me, others: list, agent: str, opponent: str, i: int, players: int, seed: int) -> float:
+    """Game i of a head-to-head: deal seed + i // players, `me` (spec `agent`) in seat i % players and
+    `others` (spec `opponent`) around it; `me`'s share of the win (split among tied winners)."""
+    from agents.play import run_game, seat_spec
+
+    seat = i % players
+    agents = others[:seat] + [me] + others[seat:]
+    specs = [seat_spec(opponent)] * players
+    specs = specs[:seat] + [seat_spec(agent)] + specs[seat + 1:]
+    win = run_game(agents, specs, num_players=players, seed=seed + i // players, game_index=i)["result"]["winners"]
+    return (1.0 / len(win)) if seat in win else 0.0
+
+
 def play_games(agent: str, opponent: str, lo: int, hi: int, players: int, seed: int) -> dict:
     """Games lo .. hi - 1 of the head-to-head: {"share": win share summed, "games", "cpu_seconds",
     "search": sums of STAT_KEYS over the agent's searched decisions}."""
     import torch
 
     from agents import make_agent, parse_agent_spec
-    from agents.play import run_game, seat_spec
 
     torch.set_num_threads(1)
     c0 = time.process_time()
@@ -63,13 +75,7 @@ def play_games(agent: str, opponent: str, lo: int, hi: int, players: int, seed: 
     me.act = watched
     share = 0.0
     for i in range(lo, hi):
-        seat = i % players
-        agents = others[:seat] + [me] + others[seat:]
-        specs = [seat_spec(opponent)] * players
-        specs = specs[:seat] + [seat_spec(agent)] + specs[seat + 1:]
-        r = run_game(agents, specs, num_players=players, seed=seed + i // players, game_index=i)
-        win = r["result"]["winners"]
-        share += (1.0 / len(win)) if seat in win else 0.0
+        share += game_share(me, others, agent, opponent, i, players, seed)
     for a in [me] + others:
         a.close()
     return {"share": share, "games": hi - lo, "cpu_seconds": time.process_time() - c0, "search": stats}

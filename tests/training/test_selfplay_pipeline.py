@@ -129,6 +129,12 @@ def test_policy_targets_are_made_batch_by_batch_from_the_visits(data_dir):
         fitmod.targets(d, "played")
 
 
+def test_the_action_target_is_the_move_the_teacher_played(data_dir):
+    d = fitmod.load_data([str(data_dir)], "all", keys=fitmod.fit_keys("action"))
+    t = fitmod.targets(d, "action")[np.arange(len(d["action"]))]
+    assert (t.sum(1) == 1).all() and (t.argmax(1) == d["action"]).all() and d["mask"][np.arange(len(t)), t.argmax(1)].all()
+
+
 def test_head_to_head_plays_whole_deals_only():
     from training.head_to_head import measure
 
