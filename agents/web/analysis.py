@@ -43,6 +43,7 @@ class Analyst:
         self.wp = None
         self.wp_error: str | None = None
         self.curve: list[list[float]] = []      # win probabilities before each move, then at the end
+        self.curve_actions: list[int] = []      # the moves the curve was computed along
 
     def search(self, game, step: int) -> dict:
         """The search's visit share and value of each legal move of the seat to move in `game` (an
@@ -85,8 +86,10 @@ class Analyst:
                 self.wp_error = str(e)
         if self.wp is None:
             return {"p": [], "error": self.wp_error}
-        if len(self.curve) > len(actions) + 1:      # an undo: the curve is cut back
-            del self.curve[len(actions) + 1:]
+        same = 0                                    # an undo (then other moves): keep the common past only
+        while same < min(len(self.curve_actions), len(actions)) and self.curve_actions[same] == actions[same]:
+            same += 1
+        del self.curve[same + 1:]
         done = len(self.curve)
         g = start.clone()
         for a in actions[:max(done - 1, 0)]:
@@ -97,6 +100,7 @@ class Analyst:
         obs, masks = positions(g, rest)
         p = self.wp.probabilities(self.wp.values(obs, masks))
         self.curve[max(done - 1, 0):] = [[round(float(x), 4) for x in row] for row in p]
+        self.curve_actions = list(actions)
         return {"p": self.curve, "error": None}
 
     def close(self) -> None:

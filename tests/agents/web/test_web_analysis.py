@@ -118,3 +118,34 @@ def test_a_stale_analysis_request_is_refused_and_a_game_over_still_gets_its_curv
 def test_the_analysis_agent_must_be_a_search(spec, said):
     with pytest.raises(ValueError, match=said):
         check_analysis_spec(spec)
+
+
+def test_the_curve_follows_an_undo_and_other_moves():
+    """The win-probability curve kept between requests is recomputed from where the moves differ."""
+    pytest.importorskip("sb3_contrib")
+    import numpy as np
+
+    from agents.web.analysis import Analyst
+    from agents.win_probability import WinProbability
+    from v1919_env.game import Game
+
+    start, rng = Game.new(3, seed=4), np.random.default_rng(1)
+    g, actions, choices = start.clone(), [], []
+    for k in range(16):
+        legal = g.legal_actions()
+        if len(legal) > 1:
+            choices.append(k)
+        actions.append(int(rng.choice(legal)))
+        g.step(actions[-1])
+    at = choices[len(choices) // 2]             # a move with another legal choice
+    other, branch = start.clone(), actions[:at]
+    for a in branch:
+        other.step(a)
+    while len(branch) < len(actions):           # as many moves, another one at `at`
+        legal = [int(x) for x in other.legal_actions()]
+        branch.append(next(x for x in legal if x != actions[at]) if len(branch) == at else legal[0])
+        other.step(branch[-1])
+    analyst = Analyst(ANALYSIS, 3, 0)
+    analyst.win_probability(start, actions)
+    got = analyst.win_probability(start, branch)["p"]
+    assert np.allclose(got, WinProbability(3).curve(start, branch), atol=1e-4)
