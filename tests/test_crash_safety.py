@@ -269,6 +269,13 @@ def test_pettingzoo_step_none_after_every_agent_is_done():
     (["play", "--agents", "guided:bot_prior=2,random,random,random", "--no-log"], "bot_prior must be between 0 and 1"),
     (["play", "--agents", "guided:rollout_mix=1,heuristic_mix=0.5,random,random,random", "--no-log"],
      "rollout_mix + heuristic_mix must be at most 1"),
+    (["serve", "--analysis", "greedy", "--db", "/tmp/v1919_crash_safety_unused.sqlite3"], "--analysis must be a search"),
+    (["serve", "--analysis", "ismcts:nope=1", "--db", "/tmp/v1919_crash_safety_unused.sqlite3"], "nope"),
+    (["serve", "--records", "/nonexistent/games.jsonl", "--db", "/tmp/v1919_crash_safety_unused.sqlite3"],
+     "no records file"),
+    (["nation-balance", "--records", "/nonexistent/games.jsonl"], "cannot read"),
+    (["nation-balance", "--agents", "guided"], "--agents"),
+    (["nation-balance", "--games", "0"], "--games"),
 ])
 def test_cli_user_errors_are_one_line_not_a_traceback(args, says):
     p = run_cli(*args)

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
-import time
 import urllib.request
 
 import pytest
 from websockets.sync.client import connect
 
 from agents.web.serve import is_loopback, serve_settings
+from helpers.web_server import free_port, web_server
 from agents.commands import CommandError
 from v1919_env.cli import build_parser, main
 
@@ -45,30 +44,14 @@ def test_a_bad_analysis_or_records_file_is_one_line_and_exit_2(tmp_path, capsys,
     assert main(["serve", "--db", str(tmp_path / "x.sqlite3"), *argv]) == 2
     err = capsys.readouterr().err
     assert said in err and "Traceback" not in err
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    assert not (tmp_path / "x.sqlite3").exists()
 
 
 def test_the_real_server_plays_over_a_websocket(tmp_path):
-    port, db = free_port(), tmp_path / "games.sqlite3"
-    proc = subprocess.Popen([sys.executable, "-m", "v1919_env.cli", "serve", "--port", str(port), "--db", str(db),
-                             "--bot-delay", "0", "--agent", "random"],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                page = urllib.request.urlopen(base + "/", timeout=2).read().decode()
-                break
-            except OSError:
-                assert proc.poll() is None and time.monotonic() < deadline, proc.stdout.read()
-                time.sleep(0.2)
+    port, printed = free_port(), []
+    with web_server(tmp_path / "games.sqlite3", "--bot-delay", "0", "--agent", "random", port=port,
+                    output=printed) as base:
+        page = urllib.request.urlopen(base + "/", timeout=10).read().decode()
         assert "a new game" in page and '<option value="random">' in page
         req = urllib.request.Request(base + "/api/games", method="POST", headers={"Content-Type": "application/json"},
                                      data=json.dumps({"num_players": 2, "seats": ["random", "human"]}).encode())
@@ -85,10 +68,7 @@ def test_the_real_server_plays_over_a_websocket(tmp_path):
             while (e := json.loads(ws.recv(timeout=20)))["type"] == "state":
                 pass
             assert "malformed" in e["error"]
-    finally:
-        proc.terminate()
-        out, _ = proc.communicate(timeout=20)
-    assert f"open http://127.0.0.1:{port}/" in out
+    assert f"open http://127.0.0.1:{port}/" in printed[0]
 
 
 def test_the_load_test_tool_runs_and_reports_its_percentiles():
