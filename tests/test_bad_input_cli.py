@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from v1919_env.cli import main
+from helpers.cli import one_line_error
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -29,9 +30,7 @@ def _record_file(tmp_path, record, **fields) -> str:
 
 
 def _one_line_error(capsys, says: str) -> str:
-    err = capsys.readouterr().err
-    assert says in err and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
-    return err
+    return one_line_error(capsys, says, prefixed=False)
 
 
 BAD_RECORDS = [

@@ -10,16 +10,9 @@ from pathlib import Path
 import pytest
 
 from v1919_env.cli import main
+from helpers.cli import one_line_error as _one_line_error
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def _one_line_error(capsys, *says: str) -> str:
-    err = capsys.readouterr().err
-    lines = err.strip().splitlines()
-    assert "Traceback" not in err and len(lines) == 1 and lines[0].startswith("error: "), err
-    assert all(s in lines[0] for s in says), err
-    return lines[0]
 
 
 @pytest.fixture

@@ -12,11 +12,11 @@ from v1919_env import __version__
 from v1919_env.cli import main
 from v1919_env.envs.versions import ENV_VERSION
 from v1919_env.records import index_ranges
+from helpers.cli import one_line_error
 
 
-def _one_line_error(capsys, says: str) -> None:
-    err = capsys.readouterr().err
-    assert says in err and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+def _one_line_error(capsys, says: str) -> str:
+    return one_line_error(capsys, says, prefixed=False)
 
 
 def test_version_names_the_package_and_the_environments_version():

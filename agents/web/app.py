@@ -385,8 +385,9 @@ def create_app(db_path: str, *, agents: tuple[str, ...] = DEFAULT_AGENTS, token:
             raise AgentError('"human" is the browser\'s seat, not an agent to offer')
         make_agent(name, **opts).close()
     offered = tuple(agents)
-    rooms = Rooms(Store(db_path), bot_delay, check_analysis_spec(analysis))
+    analysis = check_analysis_spec(analysis)       # every setting checked before the file is made
     watched = Watched(records or [])
+    rooms = Rooms(Store(db_path), bot_delay, analysis)
 
     def authorized(conn) -> bool:
         if token is None:
@@ -423,43 +424,44 @@ def create_app(db_path: str, *, agents: tuple[str, ...] = DEFAULT_AGENTS, token:
         room = rooms.new(settings)
         return JSONResponse({"game": room.gid, "url": f"/game/{room.gid}"}, status_code=201)
 
-    async def game_page(request: Request) -> Response:
-        if not authorized(request):
-            return refuse(403, "token needed")
-        gid = request.path_params["gid"]
-        if rooms.get(gid) is None:
-            return refuse(404, f"no game {gid!r}")
-        return with_cookie(request, HTMLResponse(page.game_html(gid)))
+    def guarded(find):
+        """A route of one thing of the path: the token checked, then handler(request, thing) with
+        thing = find(request), or 404 with find's message when it returns a str."""
+        def decorate(handler):
+            async def route(request: Request) -> Response:
+                if not authorized(request):
+                    return refuse(403, "token needed")
+                thing = find(request)
+                if isinstance(thing, str):
+                    return refuse(404, thing)
+                return await handler(request, thing)
+            return route
+        return decorate
 
-    async def game_state(request: Request) -> Response:
-        if not authorized(request):
-            return refuse(403, "token needed")
-        room = rooms.get(request.path_params["gid"])
-        if room is None:
-            return refuse(404, "no such game")
+    def the_game(request: Request):
+        gid = request.path_params["gid"]
+        return rooms.get(gid) or f"no game {gid!r}"
+
+    def the_file(request: Request):
+        k = request.path_params["k"]
+        return k if 0 <= k < len(watched.paths) else "no such records file"
+
+    for_a_game, for_a_watched_file = guarded(the_game), guarded(the_file)
+
+    @for_a_game
+    async def game_page(request: Request, room: Room) -> Response:
+        return with_cookie(request, HTMLResponse(page.game_html(room.gid)))
+
+    @for_a_game
+    async def game_state(request: Request, room: Room) -> Response:
         return JSONResponse(room.view())
 
-    async def game_record(request: Request) -> Response:
-        if not authorized(request):
-            return refuse(403, "token needed")
-        room = rooms.get(request.path_params["gid"])
-        if room is None:
-            return refuse(404, "no such game")
+    @for_a_game
+    async def game_record(request: Request, room: Room) -> Response:
         if not room.game.is_over:
             return refuse(409, "the record is given when the game is over (it holds the seed, hence the decks)")
         return Response(json.dumps(room.record_of_game()) + "\n", media_type="application/jsonl",
                         headers={"Content-Disposition": f'attachment; filename="v1919-{room.gid}.jsonl"'})
-
-    def for_a_watched_file(handler):
-        """A watch route: the token checked, then handler(request, k) for records file k (404 if none)."""
-        async def route(request: Request) -> Response:
-            if not authorized(request):
-                return refuse(403, "token needed")
-            k = request.path_params["k"]
-            if not 0 <= k < len(watched.paths):
-                return refuse(404, "no such records file")
-            return await handler(request, k)
-        return route
 
     async def watch_index(request: Request) -> Response:
         if not authorized(request):

@@ -10,6 +10,7 @@ import pytest
 from agents import benchmark
 from agents.benchmark import DEFAULT_GAMES, LINEUPS, check_agent, lineup_config
 from v1919_env.cli import build_parser, main
+from helpers.cli import one_line_error as _one_line_error
 
 
 def _run(tmp_path, *extra: str, agent: str = "greedy", players: int = 3, games: int = 6,
@@ -17,14 +18,6 @@ def _run(tmp_path, *extra: str, agent: str = "greedy", players: int = 3, games: 
     argv = ["benchmark", agent, "--players", str(players), "--games", str(games), "--workers", "0",
             "--out", str(tmp_path / "bm"), "--no-progress", *extra]
     return argv + (["--lineups", lineups] if lineups else [])
-
-
-def _one_line_error(capsys, *says: str) -> str:
-    err = capsys.readouterr().err
-    lines = err.strip().splitlines()
-    assert "Traceback" not in err and len(lines) == 1 and lines[0].startswith("error: "), err
-    assert all(s in lines[0] for s in says), err
-    return lines[0]
 
 
 def _check_row(row: dict, num_players: int) -> None:

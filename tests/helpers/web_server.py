@@ -15,8 +15,9 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def web_server(db, *args, port=None):
-    """Yield the base URL of a `v1919 serve --db db ARGS` once its first page answers; stop it after."""
+def web_server(db, *args, port=None, output: list | None = None):
+    """Yield the base URL of a `v1919 serve --db db ARGS` once its first page answers; stop it after,
+    appending what it printed to `output` when given."""
     port = port or free_port()
     proc = subprocess.Popen([sys.executable, "-m", "v1919_env.cli", "serve", "--port", str(port), "--db", str(db),
                              *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -35,4 +36,6 @@ def web_server(db, *args, port=None):
         yield base
     finally:
         proc.terminate()
-        proc.communicate(timeout=20)
+        out, _ = proc.communicate(timeout=20)
+        if output is not None:
+            output.append(out)

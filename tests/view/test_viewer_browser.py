@@ -8,7 +8,6 @@ import time
 import numpy as np
 import pytest
 
-from helpers.browser import CHROMIUM, Browser
 from helpers.board import assert_drawing_matches, cubes_in_pixels, game_at, random_record
 from v1919_env.view.scene import HEIGHT, NATION_COLORS, WIDTH, Rect, board_scene
 from v1919_env.view.replay_html import ReplayError, replay_frames, write_replay_html
@@ -20,15 +19,6 @@ def replay(tmp_path_factory):
     out = tmp_path_factory.mktemp("viewer") / "game.html"
     write_replay_html(rec, out)
     return rec, out
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    if CHROMIUM is None:
-        pytest.skip("Debian's chromium is not installed (.ci/run installs it)")
-    b = Browser(tmp_path_factory.mktemp("chromium-profile"))
-    yield b
-    b.close()
 
 
 def test_fragment_opens_each_step_as_the_position_says(replay, browser):

@@ -7,19 +7,9 @@ when chromium is not installed."""
 import base64
 import json
 
-import pytest
 
-from helpers.browser import CHROMIUM, Browser
+from helpers.browser import Browser
 from helpers.web_server import free_port, web_server
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    if CHROMIUM is None:
-        pytest.skip("Debian's chromium is not installed (.ci/run installs it)")
-    b = Browser(tmp_path_factory.mktemp("chromium-profile"))
-    yield b
-    b.close()
 
 
 def page_step(b) -> int:
