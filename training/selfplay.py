@@ -282,11 +282,12 @@ def play_shard(cfg_json: str, index: int) -> tuple[int, bytes, dict]:
             x["game"] = g
         recs += r
         games.append(info)
-    buf = io.BytesIO()
-    np.savez_compressed(buf, **shard_arrays(recs, games))
+    cpu = time.process_time() - c0
+    buf = io.BytesIO()     # the shard keeps its CPU time: the cost of a buffer survives a resumed run
+    np.savez_compressed(buf, **shard_arrays(recs, games), cpu_seconds=np.float64(cpu))
     return index, buf.getvalue(), {"games": len(games), "searched": len(recs),
                                    "decisions": sum(gm["decisions"] for gm in games),
-                                   "seconds": time.perf_counter() - t0, "cpu_seconds": time.process_time() - c0}
+                                   "seconds": time.perf_counter() - t0, "cpu_seconds": cpu}
 
 
 # ----------------------------------------------------------------------------- the run

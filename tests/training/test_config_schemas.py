@@ -19,7 +19,8 @@ SHIPPED = sorted(p for p in CONFIGS.rglob("*.yaml") if schemas.SCHEMA_DIR not in
 
 # configs read by a loader that has no schema file here (the kind's module documents it)
 OTHER_LOADERS = {"expert_iteration/teacher/*.yaml": "training.selfplay:load_config",
-                 "expert_iteration/fit/*.yaml": "training.fit:load_config"}
+                 "expert_iteration/fit/*.yaml": "training.fit:load_config",
+                 "expert_iteration/rounds/*.yaml": "training.exit_rounds:load_config"}
 
 
 def _loader(path: Path):
