@@ -46,3 +46,61 @@ def plot_learning_curve(csv_path, png_path, title: str = "", num_players: int = 
     fig.savefig(out)
     plt.close(fig)
     return out
+
+
+def plot_reliability(win_prediction: dict, png_path, title: str = "") -> Path:
+    """The reliability plot of a value head's win prediction (`training.fit.win_prediction`): the
+    observed win share against the mean prediction in each bin (marker area: records), the diagonal,
+    and the Brier scores of the prediction and of the nations-only baseline."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = win_prediction["reliability"]
+    n = sum(r["records"] for r in rows)
+    fig, ax = plt.subplots(figsize=(5.2, 5), dpi=110)
+    ax.plot([0, 1], [0, 1], color="grey", linestyle="--", linewidth=1, label="perfect calibration")
+    ax.plot([r["predicted"] for r in rows], [r["observed"] for r in rows], color="C0")
+    ax.scatter([r["predicted"] for r in rows], [r["observed"] for r in rows],
+               s=[max(8.0, 2000.0 * r["records"] / n) for r in rows], color="C0", alpha=0.7,
+               label=f"value head: Brier {win_prediction['brier']:.3f}")
+    ax.plot([], [], " ", label=f"nations only: Brier {win_prediction['brier_nation_baseline']:.3f}")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("predicted win probability (bin mean)")
+    ax.set_ylabel("observed win share")
+    ax.set_title(title or f"win prediction, {n:,} held-out decisions", fontsize=9)
+    ax.grid(alpha=0.3)
+    ax.legend(loc="upper left", fontsize=8)
+    fig.tight_layout()
+    png_path = Path(png_path)
+    png_path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(png_path)
+    plt.close(fig)
+    return png_path
+
+
+def main(argv=None) -> int:
+    """python -m training.plots reliability FIT_JSON PNG [--key win_prediction_before]"""
+    import argparse
+    import json
+
+    ap = argparse.ArgumentParser(prog="python -m training.plots",
+                                 description="Draw the reliability plot of a fit's value head (fit.json).")
+    ap.add_argument("what", choices=["reliability"])
+    ap.add_argument("fit_json", help="a fit's fit.json (training.fit)")
+    ap.add_argument("png")
+    ap.add_argument("--key", default="win_prediction", choices=["win_prediction", "win_prediction_before"],
+                    help="the fitted network's (default) or the starting network's value head")
+    ap.add_argument("--title", default="")
+    args = ap.parse_args(argv)
+    try:
+        wp = json.loads(Path(args.fit_json).read_text())[args.key]
+    except (OSError, ValueError, KeyError) as e:
+        raise SystemExit(f"error: {args.fit_json}: no {args.key} ({e})")
+    print(plot_reliability(wp, args.png, args.title))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

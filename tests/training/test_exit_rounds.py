@@ -103,3 +103,15 @@ def test_the_command_line_gives_one_line_errors(tmp_path, capsys):
         exit_rounds.main(["--plot", str(tmp_path / "x.png")])
     with pytest.raises(SystemExit, match="^error: .*no_such.yaml"):
         exit_rounds.main([str(tmp_path / "no_such.yaml")])
+
+
+def test_the_reliability_plot_of_a_fits_value_head(run_dir, tmp_path):
+    from training import plots
+
+    out, _ = run_dir
+    fit_json = out / "round_1" / "fit" / "fit.json"
+    png = tmp_path / "rel.png"
+    assert plots.main(["reliability", str(fit_json), str(png), "--key", "win_prediction_before"]) == 0
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    with pytest.raises(SystemExit, match="^error: .*no win_prediction"):
+        plots.main(["reliability", str(tmp_path / "none.json"), str(png)])
