@@ -91,6 +91,11 @@ class RoundsConfig(BaseModel):
 
 def load_config(path: str | Path | None = None, raw: dict | None = None, **overrides) -> RoundsConfig:
     cfg = read_model(RoundsConfig, path, raw, overrides)
+    for k in ("games", "previous_games"):
+        n = getattr(cfg.evaluation, k)
+        if n % cfg.num_players:
+            raise ConfigError(f"evaluation.{k}: a multiple of the player count {cfg.num_players} (whole deals), "
+                              f"got {n}")
     cfg.teacher_config(1, cfg.init)           # the nested options are checked before anything runs
     cfg.fit_config(1, cfg.init, [])
     return cfg

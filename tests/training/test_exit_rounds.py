@@ -90,6 +90,7 @@ def test_the_plot_draws_every_run(run_dir, tmp_path):
     ({"fit": {"data": ["x"]}}, "fit: data"),
     ({"fit": {"target": "nope"}}, "fit \\(round 1\\): target"),
     ({"evaluation": {"games": -1}}, "evaluation.games"),
+    ({"evaluation": {"games": 6}}, "evaluation.games: a multiple of the player count 4"),
 ])
 def test_bad_configs_are_refused_naming_the_field(raw, field):
     with pytest.raises(selfplay.ConfigError, match=rf"^{field}"):
