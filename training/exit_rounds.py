@@ -213,7 +213,10 @@ def plot(runs: list[str | Path], png: str | Path) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 4, figsize=(17, 4), dpi=100)
+    from matplotlib.ticker import MaxNLocator
+
+    fig, grid = plt.subplots(2, 2, figsize=(11, 8), dpi=100)
+    axes = grid.ravel()
     fair = None
     for run_dir in runs:
         rows = curve(run_dir)
@@ -234,12 +237,15 @@ def plot(runs: list[str | Path], png: str | Path) -> Path:
                                [x["previous"]["ci95"][1] - x["previous"]["win_rate"] for x in rs]],
                          marker="o", capsize=3, label=label)
     titles = ("by round", "by teacher games", "by CPU hours (teacher games and fits)")
+    for ax in (axes[0], axes[3]):
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     xlabels = ("round", "teacher games", "CPU hours")
     for ax, t, xl in zip(axes[:3], titles, xlabels):
-        ax.set_title(f"network alone vs rule bots, {t}", fontsize=9)
+        ax.set_title(f"the network alone vs rule bots, {t}", fontsize=9)
         ax.set_xlabel(xl)
         ax.set_ylabel("win share (95% interval)")
-    axes[3].set_title("network alone vs the previous round's network", fontsize=9)
+    axes[3].set_title("the network alone vs the previous round's network", fontsize=9)
+    axes[3].set_ylabel("win share (95% interval)")
     axes[3].set_xlabel("round")
     for ax in axes:
         ax.axhline(fair, color="grey", linestyle="--", linewidth=1, label="fair share")
