@@ -90,6 +90,9 @@ class RoundsConfig(BaseModel):
 
 
 def load_config(path: str | Path | None = None, raw: dict | None = None, **overrides) -> RoundsConfig:
+    """A rounds config from the YAML file `path` (or the mapping `raw`), the overrides that are not None
+    laid over it; the teacher's and the fit's options and the evaluation's whole deals are checked
+    before anything runs (ConfigError names the field)."""
     cfg = read_model(RoundsConfig, path, raw, overrides)
     for k in ("games", "previous_games"):
         n = getattr(cfg.evaluation, k)

@@ -323,6 +323,10 @@ def win_prediction(policy, train: dict, hold: dict, n_obs: int, device="cpu", bi
 
 
 def fit(cfg: FitConfig, out: str | Path, progress: bool = True) -> dict:
+    """Fit the network (`init`, or a new `arch`) to the teacher games of `cfg.data`; write
+    `checkpoints/net.zip`, `config.yaml` and `fit.json` under `out` and return the figures: the
+    held-out KL, cross-entropy, top-1 agreement and value MSE before and after every epoch, and the
+    value head's win prediction (Brier score, nations-only baseline, reliability table)."""
     import torch
     from tqdm import tqdm
 
