@@ -22,6 +22,7 @@ import numpy as np
 ARCHES = {"shipped body (trunk 256, heads 128)": {"body": "trunk", "trunk": [256], "pi": [128], "vf": [128]},
           "wide (trunk 1024-512, heads 256)": {"body": "trunk", "trunk": [1024, 512], "pi": [256], "vf": [128]},
           "residual (512, 2 blocks)": {"body": "residual", "width": 512, "blocks": 2, "pi": [], "vf": [128]}}
+ARCHES_BY_KEY = dict(zip(("shipped", "wide", "residual"), ARCHES))
 REWARD = {"win_loss": 1.0, "score_margin": 0.2}      # the shipped networks' training reward
 
 
@@ -49,6 +50,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--decisions", type=int, default=300_000)
     ap.add_argument("--epochs", type=int, default=3)
+    ap.add_argument("--bodies", default=",".join(ARCHES_BY_KEY), help="comma-separated: " + ", ".join(ARCHES_BY_KEY))
     ap.add_argument("--out", default="runs/capacity.json")
     args = ap.parse_args(argv)
     import torch
@@ -65,7 +67,12 @@ def main(argv=None) -> int:
     res = {}
     print("| body | parameters | held-out top-1 | cross-entropy | value MSE | CPU s |")
     print("|---|---|---|---|---|---|")
-    for name, arch in ARCHES.items():
+    keys = args.bodies.split(",")
+    bad = [k for k in keys if k not in ARCHES_BY_KEY]
+    if bad:
+        raise SystemExit(f"error: --bodies: unknown {', '.join(bad)}; choose from {', '.join(ARCHES_BY_KEY)}")
+    for name in (ARCHES_BY_KEY[k] for k in keys):
+        arch = ARCHES[name]
         policy = make_model(FitConfig(name="capacity", arch=arch), 4)[0].policy
         c0 = time.process_time()
         pretrain.fit(policy, train, epochs=args.epochs, batch_size=512, learning_rate=1e-3, value_coef=0.5,
