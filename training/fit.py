@@ -83,8 +83,8 @@ def load_config(path: str | Path | None = None, raw: dict | None = None, **overr
 
 # ----------------------------------------------------------------------------- data
 def load_data(dirs: list[str], split: str, max_records: int | None = None, keys=shards.RECORD_KEYS) -> dict:
-    """The records of `split` in every directory, concatenated (only the arrays `keys`); with "prior"
-    among them also, per record, the teacher's `bot_prior` and `prior_temperature` (its config)."""
+    """The records of `split` in every directory, concatenated (only the arrays `keys`; game ids made
+    unique across directories); with "prior" among them also, per record, the teacher's `bot_prior` and `prior_temperature` (its config)."""
     parts = [shards.load(d, split, max_records=max_records, keys=keys) for d in dirs]
     if "prior" in keys:
         for d, p in zip(dirs, parts):
@@ -92,6 +92,9 @@ def load_data(dirs: list[str], split: str, max_records: int | None = None, keys=
             n = len(p["prior"])
             p["bot_prior"] = np.full(n, float(search.get("bot_prior", 0.0)), np.float32)
             p["prior_temperature"] = np.full(n, float(search.get("prior_temperature", 1.0)), np.float32)
+    if "game" in keys:        # game ids count from 0 in every directory: made unique (parity kept)
+        for k, p in enumerate(parts):
+            p["game"] = p["game"] + (np.int64(k) << 40)
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
 

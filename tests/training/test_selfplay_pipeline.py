@@ -266,3 +266,11 @@ def test_head_to_head_on_workers_plays_the_same_games():
     assert g["search"]["decisions"] > 0 and 1 < g["search"]["mean_visited"] <= 3
     with pytest.raises(ValueError, match="workers"):
         measure("random", "random", 4, 4, workers=0)
+
+
+def test_game_ids_stay_unique_across_data_directories(data_dir):
+    one = fitmod.load_data([str(data_dir)], "all", keys=("game", "action"))
+    two = fitmod.load_data([str(data_dir), str(data_dir)], "all", keys=("game", "action"))
+    assert len(two["game"]) == 2 * len(one["game"])
+    assert len(np.unique(two["game"])) == 2 * len(np.unique(one["game"]))     # the same games, counted twice
+    assert (two["game"] % 2 == np.concatenate([one["game"], one["game"]]) % 2).all()   # the 2-fold split kept
