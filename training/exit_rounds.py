@@ -215,8 +215,9 @@ def plot(runs: list[str | Path], png: str | Path) -> Path:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
     from matplotlib.ticker import MaxNLocator
+
+    from .plots import save_figure
 
     fig, grid = plt.subplots(2, 2, figsize=(11, 8), dpi=100)
     axes = grid.ravel()
@@ -254,12 +255,7 @@ def plot(runs: list[str | Path], png: str | Path) -> Path:
         ax.axhline(fair, color="grey", linestyle="--", linewidth=1, label="fair share")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
-    fig.tight_layout()
-    png = Path(png)
-    png.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(png)
-    plt.close(fig)
-    return png
+    return save_figure(fig, png)
 
 
 def main(argv=None) -> int:

@@ -8,6 +8,18 @@ from pathlib import Path
 from .evaluate import read_rows
 
 
+def save_figure(fig, png_path) -> Path:
+    """Lay the figure out, write it as a PNG (its folder made) and free it; returns the path."""
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    path = Path(png_path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
 def plot_learning_curve(csv_path, png_path, title: str = "", num_players: int = 4) -> Path | None:
     """Write the PNG; None when the CSV has no rows yet."""
     rows = read_rows(csv_path)
@@ -41,11 +53,7 @@ def plot_learning_curve(csv_path, png_path, title: str = "", num_players: int = 
     ax2.set_ylabel("learner's mean final score (VP)")
     ax2.grid(alpha=0.3)
     ax2.legend(loc="lower right", fontsize=8)
-    fig.tight_layout()
-    out = Path(png_path)
-    fig.savefig(out)
-    plt.close(fig)
-    return out
+    return save_figure(fig, png_path)
 
 
 def plot_reliability(win_prediction: dict, png_path, title: str = "") -> Path:
@@ -72,12 +80,7 @@ def plot_reliability(win_prediction: dict, png_path, title: str = "") -> Path:
     ax.set_title(title or f"win prediction, {n:,} held-out decisions", fontsize=9)
     ax.grid(alpha=0.3)
     ax.legend(loc="upper left", fontsize=8)
-    fig.tight_layout()
-    png_path = Path(png_path)
-    png_path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(png_path)
-    plt.close(fig)
-    return png_path
+    return save_figure(fig, png_path)
 
 
 def main(argv=None) -> int:
