@@ -16,7 +16,8 @@ Round r (1..rounds), in `runs/exit_rounds/<name>/round_<r>/`:
    against copies of the round r - 1 network (`evaluation.previous_games`), whole deals rotated
    through every seat, Wilson 95% (`training.head_to_head`), on deals no training config uses.
 
-Each step is skipped when its output exists, so a stopped run resumes where it was. `curve.jsonl`
+Each step is skipped when its output exists, so a stopped run resumes where it was (or goes on with
+more `rounds`); a directory holding a run of another config is refused. `curve.jsonl`
 holds a row per round (round 0: the starting network) with the games and CPU seconds spent so far
 (teacher games and fits; evaluations apart), and `--plot` draws the curves of one or more runs by
 round, by teacher games and by CPU hours.
@@ -137,7 +138,14 @@ def run(cfg: RoundsConfig, out: str | Path, workers: int | None = None, ray_addr
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     workers = workers or os.cpu_count() or 1
-    (out / "config.json").write_text(json.dumps(cfg.model_dump(), indent=2))
+    cj = out / "config.json"
+    if cj.is_file():            # a run resumes (or gains rounds) under its own config only
+        old = {k: v for k, v in json.loads(cj.read_text()).items() if k != "rounds"}
+        new = {k: v for k, v in json.loads(json.dumps(cfg.model_dump())).items() if k != "rounds"}
+        if old != new:
+            diff = sorted(k for k in old.keys() | new.keys() if old.get(k) != new.get(k))
+            raise ConfigError(f"{out} holds a run of another config ({', '.join(diff)} differ); give another --out")
+    _write_json(cj, cfg.model_dump())
     e0 = out / "round_0" / "eval.json"
     if not e0.is_file():
         e0.parent.mkdir(exist_ok=True)

@@ -74,6 +74,16 @@ def test_a_stopped_run_resumes_without_replaying(run_dir, tmp_path):
     assert all(np.array_equal(before[k], after[k]) for k in before if k != "cpu_seconds")
 
 
+def test_a_run_directory_of_another_config_is_refused_but_may_gain_rounds(run_dir):
+    out, rows = run_dir
+    with pytest.raises(selfplay.ConfigError, match="another config \\(games, window differ\\)"):
+        exit_rounds.run(exit_rounds.load_config(raw={**TINY, "games": 4, "window": 1}), out, workers=1)
+    assert json.loads((out / "config.json").read_text())["games"] == 2           # left as it was
+    rows = exit_rounds.curve(out)      # (an earlier test may have replayed a shard: its CPU time differs)
+    assert exit_rounds.run(exit_rounds.load_config(raw={**TINY, "rounds": 1}), out, workers=1) == rows
+    assert len(rows) == 3
+
+
 def test_the_plot_draws_every_run(run_dir, tmp_path):
     out, _ = run_dir
     png = exit_rounds.plot([out], tmp_path / "curve.png")
