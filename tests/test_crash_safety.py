@@ -283,6 +283,26 @@ def test_cli_user_errors_are_one_line_not_a_traceback(args, says):
     assert says in p.stderr and "Traceback" not in p.stderr, p.stderr
 
 
+@pytest.mark.parametrize("args, says", [
+    (["training.exit_rounds", "/nonexistent/rounds.yaml"], "rounds.yaml"),
+    (["training.exit_rounds", "configs/expert_iteration/rounds/rounds_4p_s1.yaml", "--workers", "0"], "--workers"),
+    (["training.exit_rounds", "--plot", "/tmp/v1919_unused.png", "/nonexistent/run"], "no finished round"),
+    (["training.exit_rounds", "BAD", "--out", "/tmp/v1919_crash_safety_unused_run"], "rounds"),
+    (["training.plots", "reliability", "/nonexistent/fit.json", "/tmp/v1919_unused.png"], "no win_prediction"),
+])
+def test_expert_iteration_module_errors_are_one_line_not_a_traceback(args, says, tmp_path):
+    if "BAD" in args:                      # a config that reads but does not validate
+        bad = tmp_path / "bad.yaml"
+        bad.write_text("rounds: 0\n")
+        args = [str(bad) if a == "BAD" else a for a in args]
+    try:
+        p = subprocess.run([PY, "-m", *args], cwd=ROOT, capture_output=True, text=True, timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"`python -m {' '.join(args)}` hung")
+    assert p.returncode != 0 and says in p.stderr and "Traceback" not in p.stderr, p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1, p.stderr
+
+
 # ----------------------------------------------------------------------------- 7. the first run says so
 PROBE = "import v1919_env.core.bots as b; b.seed_policy_rng(3); print('done')"
 
