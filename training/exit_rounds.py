@@ -35,7 +35,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from . import fit as fitmod
-from . import head_to_head, selfplay
+from . import head_to_head, selfplay, shards
 from .selfplay import ConfigError, read_model
 
 logger = logging.getLogger(__name__)
@@ -115,9 +115,7 @@ def _spec(path: str | None) -> str:
 
 
 def _write_json(p: Path, obj) -> None:
-    tmp = p.with_name(f".{p.name}.tmp")
-    tmp.write_text(json.dumps(obj, indent=2))
-    os.replace(tmp, p)
+    shards.write_atomic(p, json.dumps(obj, indent=2))
 
 
 def _evaluate(cfg: RoundsConfig, out: Path, r: int, workers: int) -> dict:
@@ -179,8 +177,6 @@ def buffer_figures(root: str | Path) -> dict:
     """Games, searched decisions and CPU seconds of a teacher buffer, summed over its shards (a run
     resumed after a stop counts the shards of every part)."""
     import numpy as np
-
-    from . import shards
 
     figs = {"games": 0, "searched": 0, "cpu_seconds": 0.0}
     for i in shards.shard_indices(root):

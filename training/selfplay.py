@@ -391,10 +391,7 @@ def generate(cfg: SelfPlayConfig, out: str | Path, workers: int | None = None, r
                mininterval=5, smoothing=0.05, file=sys.stderr)
     deadline = None if minutes is None else time.monotonic() + 60.0 * minutes
     for index, blob, figs in _iter_results(cfg, todo, workers, ray_address, deadline):
-        p = shards.shard_path(out, index)
-        tmp = p.with_name(f".{p.name}.tmp")
-        tmp.write_bytes(blob)
-        os.replace(tmp, p)
+        shards.write_atomic(shards.shard_path(out, index), blob)
         for k in ("games", "searched", "decisions", "cpu_seconds"):
             totals[k] += figs[k]
         totals["shards"] += 1

@@ -117,12 +117,22 @@ def visit_targets(data: dict) -> np.ndarray:
     return v / np.maximum(v.sum(1, keepdims=True), 1.0)
 
 
+def write_atomic(path: str | Path, data: bytes | str) -> Path:
+    """Write a file whole or not at all (a temporary file beside it, renamed into place): a run stopped
+    mid-write leaves no half file for a resumed run to trust."""
+    p = Path(path)
+    tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
+    if isinstance(data, str):
+        tmp.write_text(data)
+    else:
+        tmp.write_bytes(data)
+    os.replace(tmp, p)
+    return p
+
+
 def write_meta(root: str | Path, meta: dict) -> None:
     Path(root).mkdir(parents=True, exist_ok=True)
-    p = Path(root) / "meta.json"
-    tmp = p.with_suffix(".tmp")
-    tmp.write_text(json.dumps(meta, indent=2, sort_keys=True))
-    os.replace(tmp, p)
+    write_atomic(Path(root) / "meta.json", json.dumps(meta, indent=2, sort_keys=True))
 
 
 def read_meta(root: str | Path) -> dict:
