@@ -43,20 +43,19 @@ from pathlib import Path
 
 import numpy as np
 
-from v1919_env.actions import NUM_ACTIONS
 from v1919_env.core.bots import seed_policy_rng
-from v1919_env.core.layout import MAX_LEGAL, MAX_PLAYERS, SOLO_TARGET, SOLO_VP, STATE_SIZE, STATE_DTYPE
-from v1919_env.core.observe import OBS_SIZE
 from v1919_env.rewards import REWARD_KINDS
 
 from .base import Agent, AgentError, number_option, register, require_game
-from .guided_kernels import (F_VALUE, F_VISITS, META_SIZE, M_FULL, M_NODES, M_SIMULATIONS, NF_COLS, NI_COLS, ST_EVAL,
-                             guided_backup, guided_select, gumbel_rank, gumbel_root, gumbel_scores, root_children,
-                             tree_clear)
+from .guided_kernels import root_children
 from .ismcts import rollout_policies
 from .learned import DEFAULT_WEIGHTS, SHIPPED_CONFIGS, SHIPPED_WEIGHTS
+from .lockstep import CallableNetwork, Lockstep, SearchResult
+from .lockstep_kernels import SOLO_WIN_SCALE, solo_leaf_value  # noqa: F401  (re-exported)
 
-MAX_DEPTH = 512                # tree depth cap (a deeper leaf is evaluated without expanding it)
+FORWARDS = ("auto", "compiled", "torch")
+"""How the network is evaluated: compiled (agents/compiled_net.py: exact, batch-invariant, CPU), torch
+(any body, a GPU), auto (compiled when the policy is a plain MLP, else torch)."""
 TIME_NODES = 1 << 17           # tree capacity with a time budget (iterations: 64 nodes per simulation)
 
 
@@ -73,22 +72,6 @@ CONSIDERED = 16
 C_VISIT, C_SCALE = 50.0, 0.1
 """sigma(q) = (C_VISIT + max visits) x C_SCALE x q: the Gumbel root's (and the paper's) defaults, q a
 return of about -1..1."""
-SOLO_WIN_SCALE = 2.0
-"""VP: the spread of the logistic that turns an estimated final VP into a chance of reaching the level."""
-
-
-def solo_leaf_value(vp: np.ndarray, target: np.ndarray, value: np.ndarray) -> np.ndarray:
-    """The solitaire objective (`core.search.solo_value`: half the VP against the level, half the
-    win) of a leaf, from the VP scored so far and the value head's estimate of the VP still to come
-    (a solitaire network is trained on reward 'vp'). The win is uncertain there, so its half is a
-    logistic of the estimated final VP around the level (spread SOLO_WIN_SCALE), not a step. The
-    value head predicts the discounted VP (gamma < 1), so the estimate is low late in a long game;
-    that only shifts leaves of one search alike."""
-    t = np.maximum(np.asarray(target, np.float64), 1.0)
-    final = np.asarray(vp, np.float64) + np.maximum(np.asarray(value, np.float64), 0.0)
-    return 0.5 * final / t + 0.5 / (1.0 + np.exp(-(final - t + 0.5) / SOLO_WIN_SCALE))
-
-
 def checkpoint_facts(path: str | Path) -> dict:
     """{"num_players", "reward"} a checkpoint was trained with, where known: for the shipped weights
     (agents/weights, `learned.SHIPPED_WEIGHTS`) the training config that made them
@@ -162,6 +145,7 @@ class GuidedAgent(Agent):
     C_VISIT, C_SCALE); gumbel_scale: the Gumbel noise's scale (default 1; 0: no noise); seed."""
 
     needs_game = True
+    C_PUCT, SOLO_C_PUCT, TIME_NODES = C_PUCT, SOLO_C_PUCT, TIME_NODES
 
     def __init__(self, iterations: int = 200, time_ms: float | None = None, batch_size: int = 16,
                  c_puct: float | None = None, fpu: float = 0.2, virtual_loss: float = 0.0,
@@ -171,10 +155,13 @@ class GuidedAgent(Agent):
                  max_rollout: int = 20000, heuristic_mix: float = 0.0, heuristic_scale: float = 5.0,
                  bot_prior: float = 0.0, root: str = "puct", considered: int | None = None,
                  c_visit: float | None = None, c_scale: float | None = None, gumbel_scale: float | None = None,
-                 seed: int | None = None):
+                 forward: str = "auto", network=None, seed: int | None = None):
         if root not in ROOTS:
             raise ValueError(f"option root must be one of {', '.join(ROOTS)}, got {root!r}")
         self.root = root
+        if forward not in FORWARDS:
+            raise ValueError(f"option forward must be one of {', '.join(FORWARDS)}, got {forward!r}")
+        self.forward = forward
         self.considered = number_option("considered", considered, int, minimum=1, allow_none=True)
         self.c_visit = number_option("c_visit", c_visit, float, minimum=0, allow_none=True)
         self.c_scale = number_option("c_scale", c_scale, float, above=0, allow_none=True)
@@ -217,8 +204,12 @@ class GuidedAgent(Agent):
         self.max_rollout = number_option("max_rollout", max_rollout, int, minimum=1)
         if path is not None and not isinstance(path, (str, Path)):
             raise ValueError(f"option path must be a checkpoint path or None, got {path!r}")
+        if network is not None and (path is not None or not callable(network)):
+            raise ValueError("option network must be a callable (observations, masks) -> (logits, values), "
+                             "given instead of path")
+        self._callable = network
         self.path = None if path is None else str(path)
-        facts = checkpoint_facts(self.path or DEFAULT_WEIGHTS)
+        facts = {"reward": "win_loss"} if network is not None else checkpoint_facts(self.path or DEFAULT_WEIGHTS)
         if players is None:
             self.players = facts.get("num_players") if self.path is not None else None
         elif players == "any":
@@ -227,30 +218,21 @@ class GuidedAgent(Agent):
             self.players = int(players)
         else:
             raise ValueError(f"option players must be 2, 3, 4, 'any' or None (the checkpoint's), got {players!r}")
-        if players is not None and self.path is None:
+        if players is not None and self.path is None and network is None:
             raise ValueError(f"option players describes the checkpoint at path; without path every game is "
                              f"searched with the shipped network for its player count, got players={players!r}")
         self._reward_option = None if reward is None else reward_spec(reward)
         self.reward = self._reward_option or self._trained_reward(facts)
         self._load()
-        cap = self.max_nodes or (TIME_NODES if self.time_ms is not None else 64 * (self.iterations + 1))
-        self.NF = np.zeros((cap, NF_COLS), np.float64)
-        self.NI = np.zeros((cap, NI_COLS), np.int64)
-        size = 1
-        while size < 2 * cap + 2:
-            size *= 2
-        self.hk = np.full(size, -1, np.int64)
-        self.hv = np.zeros(size, np.int64)
-        self.meta = np.zeros(META_SIZE, np.int64)
-        self._buf = np.empty(MAX_LEGAL, np.int64)
-        self._scratch = {}
         self.last_stats: dict | None = None
-        self._root_value, self._gumbel = 0.0, None
+        self._result: SearchResult | None = None
         self.reset(seed)
 
     def _load(self) -> None:
-        self.net = self._network(self.path)      # the option's network, or the shipped 4-player one
+        # the option's network (a checkpoint or a callable), or the shipped 4-player one
+        self.net = self._network(self.path) if self._callable is None else CallableNetwork(self._callable)
         self._nets = {}                          # without a path: the shipped network per player count (1: solitaire)
+        self._engines = {}                       # the one-game lockstep engine per player count
 
     @staticmethod
     def _trained_reward(facts: dict) -> dict[str, float]:
@@ -275,12 +257,15 @@ class GuidedAgent(Agent):
         return net
 
     def _net_for(self, g):
-        """(network, reward kinds, reward weights) that search this game: the option's network, or
-        without one the shipped weights for the game's player count (`learned.SHIPPED_WEIGHTS`;
-        solitaire.zip for the solitaire game), each with the reward it was trained on unless the
-        `reward` option says otherwise."""
-        n = 1 if g.solitaire else g.num_players
-        key = None if self.path is not None or n == 4 else n
+        """(network, reward kinds, reward weights) that search game g (`net_for_players`)."""
+        return self.net_for_players(1 if g.solitaire else g.num_players)
+
+    def net_for_players(self, n: int):
+        """(network, reward kinds, reward weights) that search games of n players (1: the solitaire
+        game): the option's network, or without one the shipped weights for that count
+        (`learned.SHIPPED_WEIGHTS`; solitaire.zip for the solitaire game), each with the reward it was
+        trained on unless the `reward` option says otherwise."""
+        key = None if self.path is not None or self._callable is not None or n == 4 else n
         if key not in self._nets:
             net = self.net
             if key is not None:
@@ -297,9 +282,12 @@ class GuidedAgent(Agent):
 
     def __getstate__(self):             # the network is rebuilt from its path (tournament workers)
         d = dict(self.__dict__)
+        if d.get("_callable") is not None:
+            raise TypeError("a guided agent searching a Python callable (option network) cannot be sent to "
+                            "another process; give a checkpoint path")
         d["net"] = None
         d["_nets"] = {}
-        d["_scratch"] = {}
+        d["_engines"] = {}
         return d
 
     def __setstate__(self, d):
@@ -311,59 +299,6 @@ class GuidedAgent(Agent):
         s = 0 if s is None else int(s) & 0x7FFFFFFFFFFFFFFF
         self._rng = seed_policy_rng(s)
         self._pick_rng = np.random.default_rng(s)
-
-    # ------------------------------------------------------------------ the search
-    def _arrays(self, k: int, nseats: int, width: int) -> dict:
-        key = (k, nseats, width)
-        if key not in self._scratch:
-            self._scratch[key] = {
-                "S": np.zeros((k, STATE_SIZE), STATE_DTYPE), "paths": np.zeros((k, MAX_DEPTH), np.int64),
-                "plen": np.zeros(k, np.int64), "leaf": np.zeros(k, np.int64), "status": np.zeros(k, np.int64),
-                "deciders": np.zeros(k, np.int64), "obs": np.zeros((k, nseats, width), np.float32),
-                "masks": np.zeros((k, nseats, NUM_ACTIONS), np.int8), "legal": np.zeros((k, MAX_LEGAL), np.int64),
-                "nlegal": np.zeros(k, np.int64), "term": np.zeros((k, MAX_PLAYERS), np.float64),
-                "values": np.zeros((k, MAX_PLAYERS), np.float64), "probs": np.zeros((k, NUM_ACTIONS), np.float32),
-                "R": np.zeros((k, STATE_SIZE), STATE_DTYPE), "rollz": np.zeros((k, MAX_PLAYERS), np.float64),
-                "heurz": np.zeros((k, MAX_PLAYERS), np.float64), "botact": np.zeros(k, np.int64),
-                "forced": np.full(k, -1, np.int64)}
-        return self._scratch[key]
-
-    def _batch(self, game, k: int, nseats: int, forced=None) -> None:
-        """k simulations: select, one forward pass over the evaluated leaves, backup. forced: the root
-        action of each simulation (the Gumbel root), or None (PUCT)."""
-        net, kinds, weights = self._net_for(game)
-        a = self._arrays(k, nseats, net.obs_size if game.solitaire else OBS_SIZE)
-        a["forced"][:] = -1 if forced is None else forced
-        c_puct = self.c_puct if self.c_puct is not None else (SOLO_C_PUCT if game.solitaire else C_PUCT)
-        guided_select(game.state, game.T, k, self.NF, self.NI, self.hk, self.hv, self.meta, c_puct, self.fpu,
-                      self.virtual_loss, 1.0 / self.prior_temperature, self._rng, nseats, kinds, weights,
-                      a["S"], a["paths"], a["plen"], a["leaf"], a["status"], a["deciders"], a["obs"], a["masks"],
-                      a["legal"], a["nlegal"], a["term"], self._buf, self._policies,
-                      self.max_rollout if self.rollout_mix > 0.0 else 0, a["R"], a["rollz"],
-                      self.heuristic_scale if self.heuristic_mix > 0.0 else 0.0, a["heurz"], self.bot_prior > 0.0, a["botact"],
-                      a["forced"])
-        values, probs = a["values"], a["probs"]
-        values[:] = a["term"]
-        ev = np.flatnonzero(a["status"] == ST_EVAL)
-        if len(ev):
-            obs = a["obs"][ev]
-            p, v = net.evaluate_batch(obs.reshape(-1, obs.shape[2]), a["masks"][ev].reshape(-1, NUM_ACTIONS))
-            v = v.reshape(len(ev), nseats)
-            values[ev, :] = 0.0
-            if game.solitaire:
-                leaves = a["S"][ev]
-                values[ev, 0] = solo_leaf_value(leaves[:, SOLO_VP], leaves[:, SOLO_TARGET], v[:, 0])
-            else:
-                values[ev, :nseats] = v
-            w, h = self.rollout_mix, self.heuristic_mix
-            if w > 0.0 or h > 0.0:
-                values[ev] = (1.0 - w - h) * values[ev] + w * a["rollz"][ev] + h * a["heurz"][ev]
-            probs[ev] = p.reshape(len(ev), nseats, NUM_ACTIONS)[np.arange(len(ev)), a["deciders"][ev]]
-            if self.bot_prior > 0.0:                 # a share of the prior to the rule bot's choice
-                probs[ev] *= 1.0 - self.bot_prior
-                probs[ev, a["botact"][ev]] += self.bot_prior
-        guided_backup(k, self.NF, self.NI, self.hk, self.hv, self.meta, a["paths"], a["plen"], a["leaf"], a["status"],
-                      values, probs, a["deciders"], a["legal"], a["nlegal"])
 
     def _check_game(self, g) -> int:
         """The number of seats the search values (1 in the solitaire game); AgentError for a game the
@@ -388,69 +323,42 @@ class GuidedAgent(Agent):
                              f"checkpoint trained for {n} players (path=...), or players='any' to search with it anyway")
         return n
 
+    def engine(self, players: int) -> Lockstep:
+        """The one-game lockstep engine (agents/lockstep.py) for games of `players` players (1: solitaire)."""
+        if players not in self._engines:
+            self._engines[players] = Lockstep(self, 1, players)
+        return self._engines[players]
+
     def search(self, game) -> int:
         """Run the budget from `game` (never modified); returns the number of simulations."""
         nseats = self._check_game(game)
-        tree_clear(self.NF, self.NI, self.hk, self.meta)
-        self._batch(game, 1, nseats)             # the root first, alone
-        seat = game.current_player
-        self._root_value = float(self.NF[0, F_VALUE + seat] / max(1.0, self.NF[0, F_VISITS]))
-        self._gumbel = None
-        if self.root == "gumbel" and len(game.legal_actions()) > 1:
-            self._search_gumbel(game, nseats)
-        elif self.time_ms is None:
-            left = self.iterations - 1
-            while left > 0:
-                k = min(self.batch_size, left)
-                self._batch(game, k, nseats)
-                left -= k
+        eng = self.engine(1 if game.solitaire else nseats)
+        eng.rng[0] = self._rng
+        eng.begin([0], game.state, game.T)
+        eng.step()                                   # the root first, alone
+        if self.time_ms is None:
+            eng.run()
         else:
             end = time.perf_counter() + self.think_ms(self.time_ms) / 1000.0       # the clock may cut it
-            while True:
-                self._batch(game, self.batch_size, nseats)
+            while eng.step():
                 if time.perf_counter() >= end:
-                    break
-        return int(self.meta[M_SIMULATIONS])
+                    eng.stop([0])
+        self._rng[:] = eng.rng[0]
+        self._result = eng.result(0)
+        self._tree = eng
+        return self._result.simulations
 
-    def _search_gumbel(self, game, nseats: int) -> None:
-        """The Gumbel root (module docstring): Gumbel-top-k over the legal root actions, then sequential
-        halving of the iterations - 1 simulations left after the root's own evaluation. Leaves
-        self._gumbel = (legal actions, considered indices, their final scores, chosen index)."""
-        acts = np.asarray(game.legal_actions(), np.int64)
-        n, seat = len(acts), game.current_player
-        logits, g, score = np.zeros(n), np.zeros(n), np.zeros(n)
-        gumbel_root(self.NF, self.hk, self.hv, acts, n, 1.0 / self.prior_temperature, self.gumbel_scale, self._rng,
-                    logits, g)
-        idx = np.arange(n, dtype=np.int64)
-        score[:] = g + logits
-        gumbel_rank(idx, n, score)
-        m = min(self.considered, n)
-        considered = idx[:m].copy()
-        budget = left = self.iterations - 1
-        phases = max(1, int(np.ceil(np.log2(m)))) if m > 1 else 1
-        r = m
-        while left > 0:
-            v = max(1, budget // (phases * r))
-            plan = np.tile(acts[idx[:r]], v)[:left]        # round robin, the best-scored first
-            for s0 in range(0, len(plan), self.batch_size):
-                chunk = plan[s0:s0 + self.batch_size]
-                self._batch(game, len(chunk), nseats, chunk)
-            left -= len(plan)
-            gumbel_scores(self.NF, self.hk, self.hv, acts, n, idx, r, seat, logits, g, self.c_visit, self.c_scale, score)
-            gumbel_rank(idx, r, score)
-            r = min(r, max(2, r // 2))
-        final = considered.copy()
-        fs = np.zeros(m)
-        gumbel_scores(self.NF, self.hk, self.hv, acts, n, final, m, seat, logits, g, self.c_visit, self.c_scale, fs)
-        st = self.root_stats(game, acts)
-        vis = st[final, 0]
-        best = max(range(m), key=lambda i: (vis[i], fs[i], -i))
-        self._gumbel = (acts, considered, fs, int(final[best]))
+    @property
+    def NF(self) -> np.ndarray:
+        """The last search's tree statistics (agents/guided_kernels.py's NF columns)."""
+        return self._tree.NF[0]
 
     def root_stats(self, game, actions: np.ndarray) -> np.ndarray:
-        """[len(actions), 3]: visits, prior and mean value (for the deciding seat) of each root action."""
+        """[len(actions), 3]: visits, prior and mean value (for the deciding seat) of each root action
+        of the last search."""
         out = np.zeros((len(actions), 3), np.float64)
-        root_children(self.NF, self.hk, self.hv, np.asarray(actions, np.int64), len(actions), game.current_player, out)
+        t = self._tree
+        root_children(t.NF[0], t.hk[0], t.hv[0], np.asarray(actions, np.int64), len(actions), game.current_player, out)
         return out
 
     def act(self, observation, action_mask, game=None) -> int:
@@ -462,22 +370,14 @@ class GuidedAgent(Agent):
             self._check_game(g)
             return int(acts[0])
         self.search(g)
-        st = self.root_stats(g, acts)
-        visits = st[:, 0]
-        considered = None
-        if self._gumbel is not None:
-            _, cons, _, j = self._gumbel
-            considered = np.zeros(len(acts), bool)
-            considered[cons] = True
-        elif self.temperature > 0 and visits.sum() > 0:
-            w = visits ** (1.0 / self.temperature)
+        r = self._result
+        j = r.choice
+        if r.considered is None and self.temperature > 0 and r.visits.sum() > 0:
+            w = r.visits ** (1.0 / self.temperature)
             j = int(self._pick_rng.choice(len(acts), p=w / w.sum()))
-        else:
-            j = max(range(len(acts)), key=lambda i: (st[i, 0], st[i, 2], st[i, 1], -i))
-        self.last_stats = {"simulations": int(self.meta[M_SIMULATIONS]), "nodes": int(self.meta[M_NODES]),
-                           "full": int(self.meta[M_FULL]), "actions": acts, "visits": visits.copy(),
-                           "priors": st[:, 1].copy(), "values": st[:, 2].copy(), "root_value": self._root_value,
-                           "considered": considered}
+        self.last_stats = {"simulations": r.simulations, "nodes": r.nodes, "full": r.full, "actions": r.actions,
+                           "visits": r.visits, "priors": r.priors, "values": r.values, "root_value": r.root_value,
+                           "considered": r.considered}
         return int(acts[j])
 
     def close(self) -> None:

@@ -62,6 +62,10 @@ I_SEAT, I_ACTION, I_EXPANDED = 0, 1, 2
 NI_COLS = 3
 # leaf status written by guided_select
 ST_EVAL, ST_TERMINAL = 0, 1
+# what guided_select writes for the network at an evaluated leaf
+OBS_SEATS, OBS_DECIDER = 0, 1
+"""Every seat's observation and mask (networks whose value head values the row's own seat), or the
+deciding seat's alone in row 0 (networks that value every seat from the decider's row)."""
 # meta entries
 M_NODES, M_SIMULATIONS, M_FULL = TREE_NODES, 1, 2
 META_SIZE = 3
@@ -171,14 +175,15 @@ def heuristic_values(r, T, nseats, kinds, weights, scale, buf, rng, sc, fs, out)
 @njit(cache=True)
 def guided_select(root, T, K, NF, NI, hk, hv, meta, c_puct, fpu, vloss, prior_power, rng, nseats, kinds, weights,
                   S, paths, plen, leaf, status, deciders, obs, masks, legal_ids, nlegal, term, buf,
-                  policies, max_rollout, R, rollz, heur_scale, heurz, want_bot, botact, forced):
+                  policies, max_rollout, R, rollz, heur_scale, heurz, want_bot, botact, forced, obs_mode):
     """K simulations from the root position (never modified), each on its own determinized copy
     S[k]: descend by `puct_choose` (decisions with one legal action are stepped through without a
     node) to the first unexpanded node (status ST_EVAL: obs[k, p] and masks[k, p] the observation and
     mask of every seat p < nseats, legal_ids[k, :nlegal[k]] the legal actions) or to the end of the
     game (ST_TERMINAL: term[k, p] the terminal reward of seat p, v1919_env.rewards weighted by
     kinds/weights; in the solitaire game term[k, 0] is `core.search.solo_value`, as for ismcts).
-    deciders[k] is the seat deciding at an ST_EVAL leaf. paths[k, :plen[k]] are the nodes passed (each
+    With obs_mode OBS_DECIDER only the deciding seat's observation and mask are written, in
+    obs[k, 0] and masks[k, 0]. deciders[k] is the seat deciding at an ST_EVAL leaf. paths[k, :plen[k]] are the nodes passed (each
     now has one more pending visit), leaf[k] the last one. With max_rollout > 0 an ST_EVAL leaf is
     also played out on a copy (R[k]) by `policies` (core.bots.rollout, per seat) for at most
     max_rollout decisions, and rollz[k, p] is that game's value for seat p (`end_values`; a rollout
@@ -229,8 +234,9 @@ def guided_select(root, T, K, NF, NI, hk, hv, meta, c_puct, fpu, vloss, prior_po
                 nlegal[k] = n
                 for j in range(n):
                     legal_ids[k, j] = buf[j]
-                for p in range(nseats):
-                    observe_and_mask(s, T, p, obs[k, p, :OBS_SIZE], masks[k, p], buf)
+                for p in range(nseats if obs_mode == OBS_SEATS else 1):
+                    who = p if obs_mode == OBS_SEATS else s[PENDING_PLAYER]
+                    observe_and_mask(s, T, who, obs[k, p, :OBS_SIZE], masks[k, p], buf)
                     if obs.shape[2] > OBS_SIZE:    # a solitaire network also reads the solitaire features
                         write_solo_features(s, T, obs[k, p, OBS_SIZE:])
                 if want_bot:

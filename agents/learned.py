@@ -131,6 +131,24 @@ class LearnedAgent(Agent):
     def reset(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(self.seed if seed is None else seed)
 
+    @property
+    def seat_values(self) -> bool:
+        """True when the value head gives every seat's value from one row (MAX_PLAYERS outputs, seats in
+        the observation's order: the observer, then clockwise), not the row's own seat's alone."""
+        return self.rllib is None and self.model.policy.value_net.out_features > 1
+
+    def compiled_policy(self):
+        """The loaded MaskablePPO policy as agents/compiled_net.py's CompiledPolicy (built once per
+        network), or None when it is not a plain MLP over a flat observation (or an RLlib checkpoint)."""
+        if self.rllib is not None:
+            return None
+        from .compiled_net import CompiledPolicy
+
+        key = id(self.model)
+        if getattr(self, "_compiled", (None,))[0] != key:
+            self._compiled = (key, CompiledPolicy.from_policy(self.model.policy))
+        return self._compiled[1]
+
     def action_probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """The policy's masked action distribution (zero on every illegal id)."""
         if self.rllib is not None:
@@ -148,7 +166,7 @@ class LearnedAgent(Agent):
     def evaluate_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """One forward pass over a batch: (probs [B, NUM_ACTIONS] float32, the masked policy, zero on
         illegal ids and all zero for a row whose mask is empty; values [B] float32, the value head's
-        estimate of that row's seat's return). `observations` [B, OBS_SIZE] (or the checkpoint's
+        estimate of that row's seat's return, or [B, MAX_PLAYERS] for a network with `seat_values`). `observations` [B, OBS_SIZE] (or the checkpoint's
         prefix), `action_masks` [B, NUM_ACTIONS]. MaskablePPO checkpoints only (RLlib ones: ValueError)."""
         if self.rllib is not None:
             raise ValueError(f"{self.path}: evaluate_batch needs a MaskablePPO .zip checkpoint (value head), "
@@ -167,7 +185,9 @@ class LearnedAgent(Agent):
                 latent_pi = policy.mlp_extractor.forward_actor(features[0])
                 latent_vf = policy.mlp_extractor.forward_critic(features[1])
             logits = policy.action_net(latent_pi)
-            values = policy.value_net(latent_vf).reshape(-1)
+            head = policy.value_net
+            values = (torch.nn.functional.linear(latent_vf, head.weight, head.bias) if head.out_features > 1
+                      else head(latent_vf).reshape(-1))
             legal = torch.from_numpy(action_masks.astype(bool)).to(logits.device)
             probs = torch.softmax(logits.masked_fill(~legal, float("-inf")), dim=-1)
             probs = torch.nan_to_num(probs, nan=0.0)

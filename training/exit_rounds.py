@@ -36,6 +36,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from . import fit as fitmod
 from . import head_to_head, selfplay, shards
+from .runs import default_out
 from .selfplay import ConfigError, read_model
 
 logger = logging.getLogger(__name__)
@@ -265,7 +266,7 @@ def plot(runs: list[str | Path], png: str | Path) -> Path:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m training.exit_rounds", description=__doc__.split("\n\n")[0])
     ap.add_argument("config", nargs="?", help="a rounds config (YAML)")
-    ap.add_argument("--out", default=None, help="run directory (default runs/exit_rounds/<name>); resumes there")
+    ap.add_argument("--out", default=None, help="run directory (default $V1919_RUNS/exit_rounds/<name>, training.runs); resumes there")
     ap.add_argument("--workers", type=int, default=None, help="worker processes (default: every core)")
     ap.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
                     help="play the teacher games on Ray: local (default), auto or HOST:PORT")
@@ -284,7 +285,7 @@ def main(argv=None) -> int:
         if args.workers is not None and args.workers < 1:
             raise ConfigError(f"--workers: at least 1, got {args.workers}")
         cfg = load_config(args.config)
-        rows = run(cfg, args.out or Path("runs") / "exit_rounds" / cfg.name, args.workers, args.ray)
+        rows = run(cfg, args.out or default_out("exit_rounds", cfg.name), args.workers, args.ray)
     except (ConfigError, ValueError, OSError) as e:
         raise SystemExit(f"error: {e}")
     for row in rows:

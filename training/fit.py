@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from agents.calibration import platt
 
 from . import shards
+from .runs import default_out, resolve_data
 from .selfplay import ConfigError, read_model
 
 logger = logging.getLogger(__name__)
@@ -67,6 +68,9 @@ class FitConfig(BaseModel):
     weight_decay: float = Field(0.0, ge=0)
     value_coef: float = Field(0.5, ge=0)
     gamma: float = Field(0.998, ge=0, le=1)
+    seat_values: bool = False                         # give the network a value head per seat (one row a leaf
+                                                     # for the search; targets: every seat's outcome)
+    train: Literal["all", "value"] = "all"            # every weight, or the value path alone (the policy kept)
     device: str = "cpu"
 
     @field_validator("init")
@@ -98,12 +102,13 @@ def load_data(dirs: list[str], split: str, max_records: int | None = None, keys=
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
 
-def fit_keys(kind: str) -> tuple[str, ...]:
+def fit_keys(kind: str, seat_values: bool = False) -> tuple[str, ...]:
     """The record arrays a fit to `kind` targets reads (the priors and the root's own value for
-    "improved" only; the mean values for "best" and "improved")."""
+    "improved" only; the mean values for "best" and "improved"; every seat's outcome for a value
+    head per seat)."""
     return tuple(k for k in shards.RECORD_KEYS
                  if (k != "prior" or kind == "improved") and (k != "q" or kind in ("best", "improved"))) + (
-        ("root_value",) if kind == "improved" else ())
+        ("root_value",) if kind == "improved" else ()) + (("outcomes",) if seat_values else ())
 
 
 def network_prior(prior: np.ndarray, mask: np.ndarray, bot_prior: np.ndarray, prior_temperature: np.ndarray):
@@ -243,14 +248,17 @@ def make_model(cfg: FitConfig, num_players: int):
 
 
 def outputs(policy, obs):
-    """(masked-free logits, values) of an SB3 actor-critic policy."""
+    """(masked-free logits, values) of an SB3 actor-critic policy; values [B], or [B, seats] for a
+    value head per seat (training.policy.SeatValueHead)."""
     features = policy.extract_features(obs)
     if policy.share_features_extractor:
         latent_pi, latent_vf = policy.mlp_extractor(features)
     else:
         latent_pi = policy.mlp_extractor.forward_actor(features[0])
         latent_vf = policy.mlp_extractor.forward_critic(features[1])
-    return policy.action_net(latent_pi), policy.value_net(latent_vf).reshape(-1)
+    head = policy.value_net
+    values = head.seats(latent_vf) if hasattr(head, "seats") else head(latent_vf).reshape(-1)
+    return policy.action_net(latent_pi), values
 
 
 def _batch(policy, data, pi, vt, sl, n_obs, device):
@@ -263,6 +271,8 @@ def _batch(policy, data, pi, vt, sl, n_obs, device):
     t = torch.from_numpy(pi[sl]).to(device)
     ce = -(t * logp).sum(1)
     mse = (values - torch.from_numpy(vt[sl]).to(device)) ** 2
+    if mse.dim() == 2:                   # a value per seat: the mean over the seats
+        mse = mse.mean(1)
     return logp, values, ce, mse, t
 
 
@@ -292,7 +302,8 @@ def values_of(policy, data: dict, n_obs: int, idx: np.ndarray, device="cpu", bat
         for k in range(0, len(idx), batch):
             sl = idx[k:k + batch]
             obs = torch.from_numpy(data["obs"][sl, :n_obs].astype(np.float32)).to(device)
-            out[k:k + len(sl)] = outputs(policy, obs)[1].cpu().numpy()
+            v = outputs(policy, obs)[1]
+            out[k:k + len(sl)] = (v[:, 0] if v.dim() == 2 else v).cpu().numpy()   # the decider's own value
     return out
 
 
@@ -336,19 +347,24 @@ def fit(cfg: FitConfig, out: str | Path, progress: bool = True) -> dict:
     torch.set_num_threads(1)
     out = Path(out)
     (out / "checkpoints").mkdir(parents=True, exist_ok=True)
-    metas = [shards.read_meta(d) for d in cfg.data]
+    data = [str(resolve_data(d)) for d in cfg.data]
+    metas = [shards.read_meta(d) for d in data]
     if not metas:
         raise ConfigError("data: at least one self-play data directory")
     num_players = metas[0]["config"]["num_players"]
     if any(m["config"]["num_players"] != num_players for m in metas):
         raise ConfigError("data: directories of different player counts")
     t0 = time.perf_counter()
-    keys = fit_keys(cfg.target)
-    train = load_data(cfg.data, "train", cfg.max_records, keys)
-    hold = load_data(cfg.data, "holdout", keys=keys)
+    keys = fit_keys(cfg.target, cfg.seat_values)
+    train = load_data(data, "train", cfg.max_records, keys)
+    hold = load_data(data, "holdout", keys=keys)
     load_s = time.perf_counter() - t0
-    vt_tr, vt_ho = shards.value_targets(train, cfg.gamma), shards.value_targets(hold, cfg.gamma)
+    vt_tr, vt_ho = (shards.value_targets(d, cfg.gamma, seats=cfg.seat_values) for d in (train, hold))
     model, init = make_model(cfg, num_players)
+    if cfg.seat_values and not hasattr(model.policy.value_net, "seats"):
+        from .policy import with_seat_values
+
+        with_seat_values(model)
     policy, dev = model.policy, model.device
     n_obs = int(model.observation_space.shape[0])
     if cfg.target == "improved" and cfg.improved_prior == "network" and cfg.arch is not None:
@@ -370,7 +386,9 @@ def fit(cfg: FitConfig, out: str | Path, progress: bool = True) -> dict:
     logger.info(f"{len(pi_tr):,} train records ({res['train_games']} games), {len(pi_ho):,} held out "
                 f"({res['holdout_games']} games); held out before: {res['before']}")
     rng = np.random.default_rng(cfg.seed)
-    opt = torch.optim.AdamW(policy.parameters(), lr=cfg.learning_rate, weight_decay=cfg.weight_decay)
+    params = (list(policy.mlp_extractor.value_net.parameters()) + list(policy.value_net.parameters())
+              if cfg.train == "value" else list(policy.parameters()))
+    opt = torch.optim.AdamW(params, lr=cfg.learning_rate, weight_decay=cfg.weight_decay)
     bs = cfg.batch_size
     per_epoch = max(1, len(pi_tr) // bs)
     steps = cfg.epochs * per_epoch
@@ -383,7 +401,7 @@ def fit(cfg: FitConfig, out: str | Path, progress: bool = True) -> dict:
         for k in range(per_epoch):
             sl = np.sort(order[k * bs:(k + 1) * bs])
             _, _, ce, mse, _ = _batch(policy, train, pi_tr, vt_tr, sl, n_obs, dev)
-            loss = ce.mean() + cfg.value_coef * mse.mean()
+            loss = cfg.value_coef * mse.mean() + (ce.mean() if cfg.train == "all" else 0.0)
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
@@ -421,7 +439,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m training.fit", description=__doc__.split("\n\n")[0])
     ap.add_argument("config")
     ap.add_argument("--data", nargs="+", default=None, help="self-play data directories (override the config's)")
-    ap.add_argument("--out", default=None, help="run directory (default runs/fit/<name>)")
+    ap.add_argument("--out", default=None, help="run directory (default $V1919_RUNS/fit/<name>, training.runs)")
     ap.add_argument("--evaluate", type=int, default=0, metavar="GAMES",
                     help="then play the network alone against three rule bots, GAMES games, seats rotated")
     args = ap.parse_args(argv)
@@ -430,7 +448,7 @@ def main(argv=None) -> int:
         cfg = load_config(args.config, data=args.data)
         if args.evaluate < 0:
             raise ConfigError(f"--evaluate: games >= 0, got {args.evaluate}")
-        out = Path(args.out or Path("runs") / "fit" / cfg.name)
+        out = Path(args.out or default_out("fit", cfg.name))
         res = fit(cfg, out)
     except (ConfigError, ValueError) as e:
         raise SystemExit(f"error: {e}")

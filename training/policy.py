@@ -8,6 +8,7 @@ layer is computed twice in every forward and backward pass.
 from __future__ import annotations
 
 import torch
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
@@ -77,3 +78,56 @@ def init_from_checkpoint(policy, path) -> dict:
                                 f"{tuple(d.shape)}")
     policy.load_state_dict(dst)
     return {"copied": len(dst), "widened": widened}
+
+
+class SeatValueHead(nn.Linear):
+    """A value head with one output per seat, in the observation's order (the observer, then the
+    others clockwise; MAX_PLAYERS outputs, those past the player count unused). Called as a module it
+    gives the observer's own value alone (column 0), so SB3's PPO trains and reads it as a plain value
+    head; `seats(latent)` gives them all, which is what the search reads (one row a leaf: the
+    decider's), and agents/compiled_net.py and `LearnedAgent.evaluate_batch` read the weights directly."""
+
+    def forward(self, latent: torch.Tensor) -> torch.Tensor:
+        return super().forward(latent)[..., :1]
+
+    def seats(self, latent: torch.Tensor) -> torch.Tensor:
+        return super().forward(latent)
+
+
+def use_seat_values(policy, seats: int = 4) -> None:
+    """Give a MaskablePPO policy a SeatValueHead (every column starts as the old head's copy: each seat
+    valued as the observer was) and rebuild its optimizer over the new parameters."""
+    old = policy.value_net
+    head = SeatValueHead(old.in_features, seats).to(old.weight.device)
+    with torch.no_grad():
+        head.weight.copy_(old.weight.expand(seats, -1))
+        head.bias.copy_(old.bias.expand(seats))
+    policy.value_net = head
+    if getattr(policy, "optimizer", None) is not None:
+        policy.optimizer = policy.optimizer_class(policy.parameters(), lr=policy.optimizer.param_groups[0]["lr"],
+                                                  **policy.optimizer_kwargs)
+
+
+class SeatValuesPolicy(MaskableActorCriticPolicy):
+    """MaskablePPO's policy with a SeatValueHead (`seats` outputs): a checkpoint that the search
+    evaluates once a leaf, from the decider's row, instead of once a seat."""
+
+    def __init__(self, *args, seats: int = 4, **kwargs):
+        self.seats = seats
+        super().__init__(*args, **kwargs)
+
+    def _build(self, lr_schedule) -> None:
+        super()._build(lr_schedule)
+        use_seat_values(self, self.seats)
+
+    def _get_constructor_parameters(self) -> dict:
+        return {**super()._get_constructor_parameters(), "seats": self.seats}
+
+
+def with_seat_values(model, seats: int = 4):
+    """A MaskablePPO model turned into one with a value per seat (SeatValuesPolicy), its weights kept
+    (the new head starts as copies of the old: `use_seat_values`); saved, it loads as such."""
+    use_seat_values(model.policy, seats)
+    model.policy_class = SeatValuesPolicy
+    model.policy_kwargs = {**model.policy_kwargs, "seats": seats}
+    return model

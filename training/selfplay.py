@@ -38,6 +38,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from . import shards
+from .runs import default_out
 
 logger = logging.getLogger(__name__)
 SEED_STRIDE = 1_000_003
@@ -69,6 +70,7 @@ class SelfPlayConfig(BaseModel):
     reward: str | dict[str, float] | None = None  # None: the network's training reward
     games: int = Field(1000, ge=1)
     games_per_shard: int = Field(8, ge=1)
+    lockstep_games: int = Field(64, ge=1)        # games a worker searches at once (whole shards; agents/lockstep.py)
     holdout_every: int = Field(10, ge=0)          # shards k with k % holdout_every == 0 are held out (0: none)
     explore_decisions: int = Field(4, ge=0)
     seats: SeatMix = SeatMix()
@@ -178,66 +180,127 @@ def seating(cfg: SelfPlayConfig, g: int) -> list[str]:
             return kinds
 
 
-def play_game(cfg: SelfPlayConfig, players: _Players, g: int) -> tuple[list[dict], dict]:
-    """Game g: the records of its teacher decisions and the game's facts."""
-    from agents.play import observe_seat
-    from v1919_env.core.vocab import NATIONS
-    from v1919_env.game import Game
-    from v1919_env.rewards import terminal_rewards
+class _GameRun:
+    """One teacher game in a lockstep batch: its seats, generators and records so far."""
 
-    seed = cfg.seed * SEED_STRIDE + g
-    kinds = seating(cfg, g)
-    game = Game.new(cfg.num_players, seed=seed, variant=cfg.variant)
-    t, rb, net = players.teacher, players.rulebot, players.network
-    t.reset(seed)
-    rb.reset(seed + 1)
-    rng = np.random.default_rng([seed, 11])
-    made = [0] * cfg.num_players
-    searched = [0] * cfg.num_players
-    recs: list[dict] = []
-    decisions = 0
-    while not game.is_over:
-        p = game.current_player
-        acts = game.legal_actions()
-        made[p] += 1
-        decisions += 1
-        if len(acts) == 1:
-            game.step(int(acts[0]))
-            continue
-        obs, mask = observe_seat(game, p)
-        kind = kinds[p]
-        if kind == "rulebot":
-            a = rb.act(obs, mask, game.clone())
-        elif kind == "network":
-            probs = net.action_probabilities(obs, mask)
-            if cfg.network_temperature > 0:
-                w = probs ** (1.0 / cfg.network_temperature)
-                a = int(rng.choice(len(w), p=w / w.sum()))
+    def __init__(self, cfg: SelfPlayConfig, players: _Players, g: int):
+        from agents import make_agent
+        from v1919_env.core.bots import seed_policy_rng
+        from v1919_env.game import Game
+
+        self.cfg, self.g = cfg, g
+        self.seed = seed = cfg.seed * SEED_STRIDE + g
+        self.kinds = seating(cfg, g)
+        self.game = Game.new(cfg.num_players, seed=seed, variant=cfg.variant)
+        self.rulebot = make_agent("rulebot", seed=seed + 1)
+        self.network = players.network
+        self.teacher_rng = seed_policy_rng(seed)             # the teacher's search generator (GuidedAgent.reset)
+        self.pick_rng = np.random.default_rng(seed)          # its draws from the visits
+        self.rng = np.random.default_rng([seed, 11])         # the network seats' draws
+        self.made = [0] * cfg.num_players
+        self.searched = [0] * cfg.num_players
+        self.recs: list[dict] = []
+        self.decisions = 0
+        self.pending: tuple | None = None
+
+    def advance(self) -> bool:
+        """Play on to the next teacher decision with a choice (True: it waits for a search; its
+        observation is kept in `pending`) or to the end of the game (False)."""
+        from agents.play import observe_seat
+
+        game, cfg = self.game, self.cfg
+        while not game.is_over:
+            p = game.current_player
+            acts = game.legal_actions()
+            self.made[p] += 1
+            self.decisions += 1
+            if len(acts) == 1:
+                game.step(int(acts[0]))
+                continue
+            obs, mask = observe_seat(game, p)
+            kind = self.kinds[p]
+            if kind == "rulebot":
+                a = self.rulebot.act(obs, mask, game.clone())
+            elif kind == "network":
+                probs = self.network.action_probabilities(obs, mask)
+                if cfg.network_temperature > 0:
+                    w = probs ** (1.0 / cfg.network_temperature)
+                    a = int(self.rng.choice(len(w), p=w / w.sum()))
+                else:
+                    a = int(np.argmax(probs))
             else:
-                a = int(np.argmax(probs))
-        else:
-            t.temperature = 1.0 if searched[p] < cfg.explore_decisions else 0.0
-            searched[p] += 1
-            a = t.act(obs, mask, game.clone())
-            st = t.last_stats
-            recs.append({"obs": obs, "mask": mask.astype(bool), "actions": st["actions"], "visits": st["visits"],
-                         "prior": st["priors"], "q": st["values"], "root_value": st["root_value"], "action": a,
-                         "seat": p, "made": made[p]})
-        game.step(int(a))
-    scores = game.scores()
-    final = sum(w * np.asarray(terminal_rewards(scores, k), np.float64) for k, w in players.reward.items())
-    winners = [s["seat"] for s in scores if s["winner"]]
-    for r in recs:
-        p = r["seat"]
-        r["left"] = made[p] - r["made"]
-        r["outcome"] = float(final[p])
-        r["win"] = 1.0 / len(winners) if p in winners else 0.0
-        r["nation"] = NATIONS.index(scores[p]["nation"])
-    return recs, {"game": g, "seed": seed, "kinds": kinds, "decisions": decisions}
+                self.pending = (p, obs, mask, game.state.copy())
+                return True
+            game.step(int(a))
+        return False
+
+    def apply(self, r) -> None:
+        """The teacher's move from its finished search r (agents.lockstep.SearchResult): the first
+        `explore_decisions` searched decisions of a seat drawn from the visits (PUCT root), the later
+        ones the search's own move."""
+        p, obs, mask, state = self.pending
+        j = r.choice
+        if self.searched[p] < self.cfg.explore_decisions and r.considered is None and r.visits.sum() > 0:
+            j = int(self.pick_rng.choice(len(r.actions), p=r.visits / r.visits.sum()))
+        self.searched[p] += 1
+        a = int(r.actions[j])
+        self.recs.append({"obs": obs, "mask": mask.astype(bool), "actions": r.actions, "visits": r.visits,
+                          "prior": r.priors, "q": r.values, "root_value": r.root_value, "action": a, "seat": p,
+                          "made": self.made[p], "game": self.g, "state": state})
+        self.pending = None
+        self.game.step(a)
+
+    def finish(self, reward: dict) -> tuple[list[dict], dict]:
+        """The records with the game's outcome, and the game's facts."""
+        from v1919_env.core.layout import SEATING
+        from v1919_env.core.vocab import NATIONS
+        from v1919_env.rewards import terminal_rewards
+
+        scores = self.game.scores()
+        final = sum(w * np.asarray(terminal_rewards(scores, k), np.float64) for k, w in reward.items())
+        winners = [s["seat"] for s in scores if s["winner"]]
+        order = [int(x) for x in self.game.state[SEATING:SEATING + len(final)]]     # seats clockwise
+        for r in self.recs:
+            p = r["seat"]
+            me = order.index(p)
+            r["left"] = self.made[p] - r["made"]
+            r["outcome"] = float(final[p])
+            r["outcomes"] = [float(final[order[(me + k) % len(order)]]) for k in range(len(order))]
+            r["win"] = 1.0 / len(winners) if p in winners else 0.0
+            r["nation"] = NATIONS.index(scores[p]["nation"])
+        return self.recs, {"game": self.g, "seed": self.seed, "kinds": self.kinds, "decisions": self.decisions}
+
+
+def play_games(cfg: SelfPlayConfig, players: _Players, games: list[int]) -> tuple[list[dict], list[dict]]:
+    """Games `games` in lockstep: every teacher decision waiting at once is searched by one engine
+    (agents/lockstep.py), one step of all of them at a time. A game's records depend on its index
+    alone, not on the games beside it. Returns the records (in game order) and the games' facts."""
+    from agents.lockstep import Lockstep
+
+    runs = [_GameRun(cfg, players, g) for g in games]
+    eng = Lockstep(players.teacher, len(runs), cfg.num_players)
+
+    def start(i):
+        run = runs[i]
+        if run.advance():
+            eng.rng[i] = run.teacher_rng
+            eng.begin([i], run.game.state, run.game.T)
+
+    for i in range(len(runs)):
+        start(i)
+    while eng.step():
+        for i in eng.done():
+            r = eng.result(i)
+            runs[i].teacher_rng[:] = eng.rng[i]
+            runs[i].apply(r)
+            start(i)
+    out = [run.finish(players.reward) for run in runs]
+    return [r for recs, _ in out for r in recs], [info for _, info in out]
 
 
 def shard_arrays(recs: list[dict], games: list[dict]) -> dict:
     from v1919_env.actions import NUM_ACTIONS
+    from v1919_env.core.layout import MAX_PLAYERS, STATE_SIZE
 
     n = len(recs)
     visits = np.zeros((n, NUM_ACTIONS), np.uint16)
@@ -252,8 +315,11 @@ def shard_arrays(recs: list[dict], games: list[dict]) -> dict:
             "mask": np.asarray([r["mask"] for r in recs], bool).reshape(n, NUM_ACTIONS),
             "visits": visits, "prior": prior, "q": q, "root_value": col("root_value", np.float32),
             "action": col("action", np.int16), "seat": col("seat", np.int8),
+            "state": np.asarray([r["state"] for r in recs], np.int32).reshape(n, STATE_SIZE),
             "game": col("game", np.int64),
-            "left": col("left", np.int32), "outcome": col("outcome", np.float32), "win": col("win", np.float32),
+            "left": col("left", np.int32), "outcome": col("outcome", np.float32),
+            "outcomes": np.asarray([r["outcomes"] + [0.0] * (MAX_PLAYERS - len(r["outcomes"])) for r in recs],
+                                   np.float32).reshape(n, MAX_PLAYERS), "win": col("win", np.float32),
             "nation": col("nation", np.int8), "game_ids": np.asarray([gm["game"] for gm in games], np.int64),
             "game_seeds": np.asarray([gm["seed"] for gm in games], np.int64),
             "game_kinds": np.asarray([gm["kinds"] for gm in games], "<U8"),
@@ -263,8 +329,9 @@ def shard_arrays(recs: list[dict], games: list[dict]) -> dict:
 _PLAYERS: dict = {}
 
 
-def play_shard(cfg_json: str, index: int) -> tuple[int, bytes, dict]:
-    """Play shard `index` (in any process): (index, the .npz bytes, its figures)."""
+def play_shards(cfg_json: str, indices: list[int]) -> list[tuple[int, bytes, dict]]:
+    """Play the shards `indices` (in any process), all their games in one lockstep batch: [(index, the
+    .npz bytes, its figures)]. The CPU time is shared among the shards by their searched decisions."""
     import torch
 
     torch.set_num_threads(1)
@@ -274,20 +341,20 @@ def play_shard(cfg_json: str, index: int) -> tuple[int, bytes, dict]:
         _PLAYERS.update(key=cfg_json, players=_Players(cfg))
     players = _PLAYERS["players"]
     t0, c0 = time.perf_counter(), time.process_time()
-    recs, games = [], []
-    first = index * cfg.games_per_shard
-    for g in range(first, min(cfg.games, first + cfg.games_per_shard)):
-        r, info = play_game(cfg, players, g)
-        for x in r:
-            x["game"] = g
-        recs += r
-        games.append(info)
-    cpu = time.process_time() - c0
-    buf = io.BytesIO()     # the shard keeps its CPU time: the cost of a buffer survives a resumed run
-    np.savez_compressed(buf, **shard_arrays(recs, games), cpu_seconds=np.float64(cpu))
-    return index, buf.getvalue(), {"games": len(games), "searched": len(recs),
-                                   "decisions": sum(gm["decisions"] for gm in games),
-                                   "seconds": time.perf_counter() - t0, "cpu_seconds": cpu}
+    ranges = {i: range(i * cfg.games_per_shard, min(cfg.games, (i + 1) * cfg.games_per_shard)) for i in indices}
+    recs, games = play_games(cfg, players, [g for i in indices for g in ranges[i]])
+    cpu, wall = time.process_time() - c0, time.perf_counter() - t0
+    out = []
+    for i in indices:
+        rs = [r for r in recs if r["game"] in ranges[i]]
+        gs = [gm for gm in games if gm["game"] in ranges[i]]
+        share = len(rs) / max(1, len(recs))
+        buf = io.BytesIO()     # the shard keeps its CPU time: the cost of a buffer survives a resumed run
+        np.savez_compressed(buf, **shard_arrays(rs, gs), cpu_seconds=np.float64(cpu * share))
+        out.append((i, buf.getvalue(), {"games": len(gs), "searched": len(rs),
+                                        "decisions": sum(gm["decisions"] for gm in gs), "seconds": wall * share,
+                                        "cpu_seconds": cpu * share}))
+    return out
 
 
 # ----------------------------------------------------------------------------- the run
@@ -298,34 +365,44 @@ def _local_pool(workers: int):
     return ctx.Pool(workers, maxtasksperchild=None)
 
 
+def task_groups(cfg: SelfPlayConfig, todo: list[int], workers: int) -> list[list[int]]:
+    """The shards `todo` in tasks of consecutive shards: about `lockstep_games` games a task (searched
+    in one lockstep batch), fewer when that would leave a worker without a task."""
+    per = max(1, cfg.lockstep_games // cfg.games_per_shard)
+    per = max(1, min(per, math.ceil(len(todo) / max(1, workers))))
+    return [todo[i:i + per] for i in range(0, len(todo), per)]
+
+
 def _iter_results(cfg: SelfPlayConfig, todo: list[int], workers: int, ray_address: str | None,
                   deadline: float | None = None):
-    """(index, bytes, figures) of the shards `todo` as they finish. With a deadline (time.monotonic()),
-    no shard starts after it: at most `workers` shards are in flight, and those finish."""
+    """(index, bytes, figures) of the shards `todo` as they finish, a task's shards together. With a
+    deadline (time.monotonic()), no task starts after it: at most `workers` tasks are in flight, and
+    those finish."""
     js = cfg.model_dump_json()
     more = (lambda: True) if deadline is None else (lambda: time.monotonic() < deadline)
-    queue = iter(todo)
-    limit = len(todo) if deadline is None else workers
+    groups = task_groups(cfg, todo, workers)
+    queue = iter(groups)
+    limit = len(groups) if deadline is None else workers
     if ray_address is not None:
         import ray
 
         ray.init(address=None if ray_address == "local" else ray_address, ignore_reinit_error=True,
                  **({"num_cpus": workers} if ray_address == "local" else {}))
-        task = ray.remote(num_cpus=1)(play_shard)
+        task = ray.remote(num_cpus=1)(play_shards)
         pending = []
 
         def fill():
             while len(pending) < limit and more():
-                i = next(queue, None)
-                if i is None:
+                grp = next(queue, None)
+                if grp is None:
                     return
-                pending.append(task.remote(js, i))
+                pending.append(task.remote(js, grp))
 
         fill()
         try:
             while pending:
                 done, pending = ray.wait(pending, num_returns=1)
-                yield ray.get(done[0])
+                yield from ray.get(done[0])
                 fill()
         finally:
             for p in pending:
@@ -333,20 +410,20 @@ def _iter_results(cfg: SelfPlayConfig, todo: list[int], workers: int, ray_addres
             if ray_address == "local":
                 ray.shutdown()
     elif workers <= 1:
-        for i in todo:
+        for grp in groups:
             if not more():
                 return
-            yield play_shard(js, i)
+            yield from play_shards(js, grp)
     else:
         with _local_pool(workers) as pool:
             inflight = []
 
             def fill():
                 while len(inflight) < limit and more():
-                    i = next(queue, None)
-                    if i is None:
+                    grp = next(queue, None)
+                    if grp is None:
                         return
-                    inflight.append(pool.apply_async(play_shard, (js, i)))
+                    inflight.append(pool.apply_async(play_shards, (js, grp)))
 
             fill()
             while inflight:
@@ -356,12 +433,8 @@ def _iter_results(cfg: SelfPlayConfig, todo: list[int], workers: int, ray_addres
                     continue
                 for r in done:
                     inflight.remove(r)
-                    yield r.get()
+                    yield from r.get()
                 fill()
-
-
-def _star_play_shard(args):
-    return play_shard(*args)
 
 
 def generate(cfg: SelfPlayConfig, out: str | Path, workers: int | None = None, ray_address: str | None = None,
@@ -409,7 +482,7 @@ def generate(cfg: SelfPlayConfig, out: str | Path, workers: int | None = None, r
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m training.selfplay", description=__doc__.split("\n\n")[0])
     ap.add_argument("config")
-    ap.add_argument("--out", default=None, help="data directory (default runs/selfplay/<name>); resumes there")
+    ap.add_argument("--out", default=None, help="data directory (default $V1919_RUNS/selfplay/<name>, training.runs); resumes there")
     ap.add_argument("--workers", type=int, default=None, help="worker processes (default: every core)")
     ap.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
                     help="play on Ray: local (default), auto or HOST:PORT")
@@ -428,7 +501,7 @@ def main(argv=None) -> int:
             check_address(args.ray)
         if args.workers is not None and args.workers < 1:
             raise ConfigError(f"--workers: at least 1, got {args.workers}")
-        s = generate(cfg, args.out or Path("runs") / "selfplay" / cfg.name, args.workers, args.ray,
+        s = generate(cfg, args.out or default_out("selfplay", cfg.name), args.workers, args.ray,
                      minutes=args.minutes)
     except (ConfigError, ValueError) as e:
         raise SystemExit(f"error: {e}")

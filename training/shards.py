@@ -20,8 +20,14 @@ Arrays of a shard (R searched decisions, G games):
     left     [R] int32   the seat's decisions (forced ones too) from this one to its last: the value
                          target is gamma ** left x outcome
     outcome  [R] float32 the seat's final reward under the network's training reward
+    outcomes [R, MAX_PLAYERS] float32 every seat's final reward, in the observation's order (the
+                         decider, then clockwise; 0 past the player count): the targets of a value
+                         head per seat; not in shards written before it was recorded
     win      [R] float32 the seat's share of the win (1 / number of winners, or 0)
     nation   [R] int8    the seat's nation (index in the game's score table order, vocab)
+    state    [R, STATE_SIZE] int32  the position searched (the real game: deck orders included), so
+                         that any observation version (the compact one too) can be computed again;
+                         not in shards written before it was recorded
     game_ids [G] int64; game_seeds [G] int64; game_kinds [G, seats] <U8 (who played each seat)
 """
 from __future__ import annotations
@@ -66,10 +72,18 @@ def is_holdout(index: int, holdout_every: int) -> bool:
     return holdout_every > 0 and index % holdout_every == 0
 
 
+class MissingArray(ValueError):
+    """A shard written before an array it is asked for was recorded."""
+
+
 def read_shard(root: str | Path, index: int, keys=RECORD_KEYS) -> dict:
     """The arrays `keys` of one shard; an OPTIONAL_KEYS array an older shard lacks is filled with its
-    default (one per record)."""
+    default (one per record); MissingArray for another array it lacks."""
     with np.load(shard_path(root, index)) as z:
+        missing = [k for k in keys if k not in z.files and k not in OPTIONAL_KEYS]
+        if missing:
+            raise MissingArray(f"{shard_path(root, index)} has no {', '.join(missing)}: it was written before "
+                               f"{'that was' if len(missing) == 1 else 'those were'} recorded; play the data again")
         out = {k: z[k] for k in keys if k in z.files or k not in OPTIONAL_KEYS}
         n = len(z["action"]) if len(out) < len(keys) else 0
     for k in keys:
@@ -92,6 +106,8 @@ def load(root: str | Path, split: str = "train", holdout_every: int | None = Non
     for i in reversed(idx):
         try:
             parts.append(read_shard(root, i, keys))
+        except MissingArray:
+            raise
         except (zipfile.BadZipFile, OSError, KeyError, ValueError) as e:
             raise ValueError(f"{shard_path(root, i)}: unreadable shard ({type(e).__name__}: {e}); delete it and "
                              f"resume the run to play it again") from None
@@ -106,9 +122,16 @@ def load(root: str | Path, split: str = "train", holdout_every: int | None = Non
     return out
 
 
-def value_targets(data: dict, gamma: float) -> np.ndarray:
-    """gamma ** left x outcome: the seat's discounted final reward, as PPO's return."""
-    return (np.power(gamma, data["left"].astype(np.float64)) * data["outcome"]).astype(np.float32)
+def value_targets(data: dict, gamma: float, seats: bool = False) -> np.ndarray:
+    """gamma ** left x outcome: the seat's discounted final reward, as PPO's return; with `seats`
+    [R, MAX_PLAYERS]: every seat's (`outcomes`, the decider first), discounted by the decider's left."""
+    d = np.power(gamma, data["left"].astype(np.float64))
+    if seats:
+        if "outcomes" not in data:
+            raise ValueError("a value head per seat needs every seat's outcome (`outcomes`), which shards "
+                             "written before it was recorded lack; play the data again")
+        return (d[:, None] * data["outcomes"]).astype(np.float32)
+    return (d * data["outcome"]).astype(np.float32)
 
 
 def visit_targets(data: dict) -> np.ndarray:

@@ -122,14 +122,12 @@ def test_a_game_of_another_player_count_is_refused_unless_asked(guided):
 def test_a_leaf_of_the_solitaire_is_valued_by_the_objective_of_its_estimated_final_vp():
     """solo_value (half the VP against the level, half the win) of the VP so far plus the value head's
     VP still to come; the win a logistic around the level."""
-    t = np.full(3, 20)
-    v = solo_leaf_value(np.array([0, 10, 40]), t, np.array([0.0, 9.5, 0.0]))
+    v = [solo_leaf_value(vp, 20, x) for vp, x in ((0, 0.0), (10, 9.5), (40, 0.0))]
     assert v[0] == pytest.approx(0.5 / (1 + np.exp(19.5 / 2)))            # no VP, none to come: ~0
     assert v[1] == pytest.approx(0.5 * 19.5 / 20 + 0.25)                   # 19.5 expected: a coin flip for the win
     assert v[2] == pytest.approx(0.5 * 40 / 20 + 0.5, abs=1e-4)            # far above the level: the whole win
-    assert np.all(np.diff(solo_leaf_value(np.arange(40), np.full(40, 20), np.zeros(40))) > 0)
-    assert solo_leaf_value(np.array([5]), np.array([20]), np.array([-3.0])) == solo_leaf_value(
-        np.array([5]), np.array([20]), np.array([0.0]))                    # no VP are ever lost
+    assert np.all(np.diff([solo_leaf_value(vp, 20, 0.0) for vp in range(40)]) > 0)
+    assert solo_leaf_value(5, 20, -3.0) == solo_leaf_value(5, 20, 0.0)     # no VP are ever lost
 
 
 def test_plays_a_whole_solitaire_game_on_the_shipped_solitaire_weights():
@@ -237,19 +235,18 @@ def test_a_leaf_value_mixes_the_value_head_with_a_rule_bot_rollout():
     out by the rule bots (the rollout's finished game, scored with the training reward); w = 0 plays
     no rollout."""
     from v1919_env.core.layout import GAME_OVER
-    from v1919_env.core.observe import OBS_SIZE
 
     g = mid_game(seed=4)
     w = 0.25
     a = make_agent("guided", iterations=1, rollout_mix=w, seed=5)
     a.search(g)                                     # one simulation: the root is the leaf
-    scratch = a._scratch[(1, 4, OBS_SIZE)]
+    scratch = a.engine(4)
     end = g.clone()
-    end.state[:] = scratch["R"][0]
+    end.state[:] = scratch.R[0, 0]
     assert end.state[GAME_OVER] != 0 and end.is_over       # the rollout played the copy to the end
     scores = end.scores()
     exact = np.array(terminal_rewards(scores, "win_loss")) + 0.2 * np.array(terminal_rewards(scores, "score_margin"))
-    assert np.allclose(scratch["rollz"][0, :4], exact)
+    assert np.allclose(scratch.rollz[0, 0, :4], exact)
     obs = np.stack([observe_seat(g, p)[0] for p in range(4)])
     masks = np.stack([observe_seat(g, p)[1] for p in range(4)])
     _, head = a.net.evaluate_batch(obs, masks)
@@ -257,7 +254,7 @@ def test_a_leaf_value_mixes_the_value_head_with_a_rule_bot_rollout():
     b = make_agent("guided", iterations=1, seed=5)
     b.search(g)
     assert np.allclose(b.NF[0, F_VALUE:F_VALUE + 4], head.ravel(), atol=1e-5)
-    assert not b._scratch[(1, 4, OBS_SIZE)]["R"].any()       # no rollout without a mix
+    assert not b.engine(4).R.any()                            # no rollout without a mix
 
 
 def test_a_leaf_value_mixes_in_greedys_evaluation_at_the_next_turn_decision():
@@ -266,7 +263,6 @@ def test_a_leaf_value_mixes_in_greedys_evaluation_at_the_next_turn_decision():
     seat's (greedy's evaluation, core.search.evaluate); the leaf backs up (1 - w - h) x the value head
     + w x the rollout + h x that, and a rollout goes on from the position the heuristic valued."""
     from v1919_env.core.layout import D_PLACE2, D_TURN, MAX_PLAYERS, PENDING
-    from v1919_env.core.observe import OBS_SIZE
     from v1919_env.core.scoring import N_SCORE_COLS
     from v1919_env.core.search import evaluate
 
@@ -276,15 +272,15 @@ def test_a_leaf_value_mixes_in_greedys_evaluation_at_the_next_turn_decision():
         h, scale = 0.6, 4.0
         a = make_agent("guided", iterations=1, heuristic_mix=h, heuristic_scale=scale, seed=5)
         a.search(g)                                  # one simulation: the root is the leaf
-        scratch = a._scratch[(1, 4, OBS_SIZE)]
+        scratch = a.engine(4)
         copy = g.clone()
-        copy.state[:] = scratch["R"][0]
+        copy.state[:] = scratch.R[0, 0]
         if copy.is_over:
             continue
         assert copy.state[PENDING] in (D_TURN, D_PLACE2)
         out = np.zeros((MAX_PLAYERS, N_SCORE_COLS), np.int64)
         expect = np.tanh(np.array([evaluate(copy.state, copy.T, p, out) for p in range(4)]) / scale)
-        assert np.allclose(scratch["heurz"][0, :4], expect)
+        assert np.allclose(scratch.heurz[0, 0, :4], expect)
         assert len(set(np.sign(expect))) > 1                  # a leader and the others
         obs = np.stack([observe_seat(g, p)[0] for p in range(4)])
         masks = np.stack([observe_seat(g, p)[1] for p in range(4)])
@@ -292,12 +288,12 @@ def test_a_leaf_value_mixes_in_greedys_evaluation_at_the_next_turn_decision():
         assert np.allclose(a.NF[0, F_VALUE:F_VALUE + 4], (1 - h) * head.ravel() + h * expect, atol=1e-5)
         both = make_agent("guided", iterations=1, heuristic_mix=0.5, rollout_mix=0.5, heuristic_scale=scale, seed=5)
         both.search(g)
-        s2 = both._scratch[(1, 4, OBS_SIZE)]
-        assert np.allclose(s2["heurz"][0], scratch["heurz"][0])    # the same copy, the same bot replies
+        s2 = both.engine(4)
+        assert np.allclose(s2.heurz[0, 0], scratch.heurz[0, 0])    # the same copy, the same bot replies
         end = g.clone()
-        end.state[:] = s2["R"][0]
+        end.state[:] = s2.R[0, 0]
         assert end.is_over                                         # ... then played out
-        assert np.allclose(both.NF[0, F_VALUE:F_VALUE + 4], 0.5 * s2["heurz"][0, :4] + 0.5 * s2["rollz"][0, :4])
+        assert np.allclose(both.NF[0, F_VALUE:F_VALUE + 4], 0.5 * s2.heurz[0, 0, :4] + 0.5 * s2.rollz[0, 0, :4])
         checked += 1
     assert checked >= 3
 
@@ -354,7 +350,7 @@ def test_finished_games_in_the_tree_carry_their_exact_rewards():
         agent.act(None, g.action_mask(), g.clone())
         for a, scores in ends:
             exact = np.array(terminal_rewards(scores, "win_loss")) + 0.2 * np.array(terminal_rewards(scores, "score_margin"))
-            c = child_of(agent.hk, agent.hv, 0, a)
+            c = child_of(agent.engine(4).hk[0], agent.engine(4).hv[0], 0, a)
             n = agent.NF[c, F_VISITS]
             assert n >= 1
             assert np.allclose(agent.NF[c, F_VALUE:F_VALUE + 4] / n, exact, atol=1e-9)

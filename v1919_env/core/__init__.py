@@ -7,8 +7,10 @@ numpy, numba and itself: every layer above (cards, the facade, envs, agents) imp
 other way round.
 
 Compiled kernels are cached on disk. numba only checks a cached function's own file, so the
-cache folder is keyed by a hash of every core source file: editing any rule module
-recompiles everything that depends on it instead of reusing a stale kernel. A kernel that compiles
+cache folder is keyed by a hash of every core source file and of every other compiled module of the
+project (the files of v1919_env, agents and training that define kernels; read, never imported):
+editing any of them recompiles everything that depends on it instead of reusing a stale kernel
+(the lockstep search's kernels inline the guided search's and the compiled network's). A kernel that compiles
 says so on the logger `v1919_env.compile`, shown on stderr by default (`compile_log`).
 
 The rules kernels are compiled with `@njit(cache=True, _nrt=False)`: no reference counting, so no
@@ -42,6 +44,13 @@ def _set_cache_dir() -> None:
     h = hashlib.sha1()
     for f in sorted(here.glob("*.py")):
         h.update(f.read_bytes())
+    root = here.parent.parent
+    for pkg in _PROJECT_MODULES:                 # the kernels above the core that call into each other
+        for f in sorted((root / pkg).rglob("*.py")) if (root / pkg).is_dir() else ():
+            if f.parent != here:
+                text = f.read_bytes()
+                if b"@njit" in text:
+                    h.update(f.name.encode() + text)
     h.update(_LITERAL_DISPATCH.encode())
     base = Path(os.environ.get("V1919_CACHE", Path.home() / ".cache" / "v1919_env"))
     numba.config.CACHE_DIR = str(base / f"numba-{h.hexdigest()[:16]}")
