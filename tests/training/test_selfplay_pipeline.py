@@ -274,3 +274,47 @@ def test_game_ids_stay_unique_across_data_directories(data_dir):
     assert len(two["game"]) == 2 * len(one["game"])
     assert len(np.unique(two["game"])) == 2 * len(np.unique(one["game"]))     # the same games, counted twice
     assert (two["game"] % 2 == np.concatenate([one["game"], one["game"]]) % 2).all()   # the 2-fold split kept
+
+
+def test_a_games_records_do_not_depend_on_the_games_played_beside_it():
+    """Games are searched in lockstep (agents/lockstep.py): game 1 played among three gives the same
+    records, bit for bit, as game 1 alone; each record keeps its position and every seat's outcome."""
+    cfg = selfplay.load_config(raw={**TINY, "games": 3})
+    players = selfplay._Players(cfg)
+    together, facts = selfplay.play_games(cfg, players, [0, 1, 2])
+    alone, _ = selfplay.play_games(cfg, players, [1])
+    mine = [r for r in together if r["game"] == 1]
+    assert len(mine) == len(alone) > 0 and [f["game"] for f in facts] == [0, 1, 2]
+    for a, b in zip(mine, alone):
+        for k in ("obs", "mask", "actions", "visits", "prior", "q", "state", "outcomes"):
+            assert np.array_equal(np.asarray(a[k]), np.asarray(b[k])), k
+        assert (a["action"], a["seat"], a["root_value"], a["outcome"]) == (b["action"], b["seat"], b["root_value"],
+                                                                           b["outcome"])
+        assert a["outcomes"][0] == a["outcome"]                 # the decider's own outcome first
+
+
+def test_a_value_head_per_seat_is_fitted_with_the_policy_kept(data_dir, tmp_path):
+    """fit with seat_values and train: value: the checkpoint values every seat from the decider's row
+    (the search reads one row a leaf), its policy is the starting network's."""
+    from agents import make_agent
+    from agents.learned import LearnedAgent
+    from agents.play import observe_seat
+    from v1919_env.game import Game
+
+    cfg = fitmod.load_config(raw={"data": [str(data_dir)], "epochs": 1, "batch_size": 32, "learning_rate": 1e-3,
+                                  "seat_values": True, "train": "value"})
+    res = fitmod.fit(cfg, tmp_path / "fit", progress=False)
+    assert res["after"]["cross_entropy"] == res["before"]["cross_entropy"]           # the policy untouched
+    assert res["after"]["value_mse"] != res["before"]["value_mse"]
+    ck = str(tmp_path / "fit" / "checkpoints" / "net.zip")
+    net = LearnedAgent(path=ck)
+    assert net.seat_values and net.compiled_policy() is not None
+    g = Game.new(4, seed=5, variant="short15")
+    obs, mask = observe_seat(g, g.current_player)
+    assert np.allclose(net.action_probabilities(obs, mask), LearnedAgent().action_probabilities(obs, mask))
+    _, v = net.evaluate_batch(obs[None], mask[None])
+    assert v.shape == (1, 4)
+    guided = make_agent("guided", path=ck, iterations=8, batch_size=4)
+    assert mask[guided.act(obs, mask, g.clone())] and guided.engine(4).rows == 1
+    d = shards.load(data_dir, "all", keys=("outcome", "outcomes", "left"))
+    assert np.array_equal(shards.value_targets(d, 0.9, seats=True)[:, 0], shards.value_targets(d, 0.9))
