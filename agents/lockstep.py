@@ -19,11 +19,13 @@ a user's own network.
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
 
 from v1919_env.actions import NUM_ACTIONS
+from v1919_env.core.bots import seed_policy_rng
 from v1919_env.core.layout import MAX_LEGAL, MAX_PLAYERS, STATE_DTYPE, STATE_SIZE
 from v1919_env.core.observe import OBS_SIZE
 
@@ -87,7 +89,7 @@ class Lockstep:
         self.hk = np.full((G, size), -1, np.int64)
         self.hv = np.zeros((G, size), np.int64)
         self.meta = np.zeros((G, META_SIZE), np.int64)
-        self.rng = np.zeros((G, 1), np.uint64)
+        self.rng = np.concatenate([seed_policy_rng(g) for g in range(G)]).reshape(G, 1)   # callers seed their games
         self.roots = np.zeros((G, S), STATE_DTYPE)
         self.ctl = np.zeros((G, CTL_COLS), np.int64)
         self.root_value = np.zeros(G, np.float64)
@@ -113,8 +115,9 @@ class Lockstep:
         self.hidden = net_scratch()
         self.stats = np.zeros((MAX_LEGAL, 3), np.float64)
         self.fscore = np.zeros(MAX_LEGAL, np.float64)
-        self.steps = 0
-        self.forward_rows = 0              # rows the torch path evaluated (the compiled path does not count)
+        self.steps = 0                     # steps taken (forward passes), rows they evaluated, seconds in them
+        self.rows_evaluated = 0
+        self.forward_seconds = 0.0
 
     # ------------------------------------------------------------------ driving
     def begin(self, slots, states: np.ndarray, T) -> None:
@@ -154,7 +157,9 @@ class Lockstep:
                         a.max_rollout if a.rollout_mix > 0.0 else 0, self.R, self.rollz,
                         a.heuristic_scale if a.heuristic_mix > 0.0 else 0.0, self.heurz, a.bot_prior > 0.0,
                         self.botact, self.forced, self.obs_mode)
-        self._forward(na)
+        t0 = time.perf_counter()
+        self.rows_evaluated += self._forward(na)
+        self.forward_seconds += time.perf_counter() - t0
         leaf_values(act, na, self.ctl, self.status, self.term, self.raw, self.relative, self.nseats, self.solo,
                     self.S, self.deciders, a.rollout_mix, a.heuristic_mix, self.rollz, self.heurz, a.bot_prior, self.botact, self.probs,
                     self.legal, self.nlegal, self.values)
@@ -166,13 +171,13 @@ class Lockstep:
         self.steps += 1
         return na
 
-    def _forward(self, na: int) -> None:
+    def _forward(self, na: int) -> int:
+        """The network on this step's leaves (compiled or torch); returns the rows evaluated."""
         if self.compiled is not None:
             c = self.compiled
-            compiled_forward(self.active, na, self.ctl, self.status, self.obs, self.legal, self.nlegal, self.deciders,
+            return compiled_forward(self.active, na, self.ctl, self.status, self.obs, self.legal, self.nlegal, self.deciders,
                              self.rows, c.weights, c.layers, c.program, c.n_in, self.probs, self.raw, self.z,
                              *self.hidden)
-            return
         act = self.active[:na]
         kc = self.ctl[act, C_KC]
         take = np.zeros((self.G, self.K), bool)
@@ -180,7 +185,7 @@ class Lockstep:
         take &= self.status == 0
         gi, ki = np.nonzero(take)
         if len(gi) == 0:
-            return
+            return 0
         obs = self.obs[gi, ki]
         e, ns, rows = len(gi), self.nseats, self.rows
         p, v = self.net.evaluate_batch(obs.reshape(e * rows, -1), self.masks[gi, ki].reshape(e * rows, NUM_ACTIONS))
@@ -191,7 +196,7 @@ class Lockstep:
             d = self.deciders[gi, ki] if rows > 1 else np.zeros(e, np.int64)
             self.probs[gi, ki] = p.reshape(e, rows, NUM_ACTIONS)[np.arange(e), d]
             self.raw[gi, ki, :ns] = v.reshape(e, ns)
-        self.forward_rows += e * rows
+        return e * rows
 
     def run(self) -> None:
         """Step until no game is searching."""

@@ -120,8 +120,9 @@ def compiled_forward(active, na, ctl, status, obs, legal_ids, nlegal, deciders, 
     """The network (agents/compiled_net.py) on every evaluated leaf of this step: probs[g, k] over the
     legal actions from the decider's row; with `rows` seats the value raw[g, k, p] of seat p from seat
     p's row (the policy head runs for the decider's row alone), with one row (the decider's) the
-    value head's outputs raw[g, k, :] for every relative seat."""
+    value head's outputs raw[g, k, :] for every relative seat. Returns the rows evaluated."""
     start = program[P_TRUNK0]
+    rows_done = 0
     for i in range(na):
         g = active[i]
         for k in range(ctl[g, C_KC]):
@@ -131,6 +132,8 @@ def compiled_forward(active, na, ctl, status, obs, legal_ids, nlegal, deciders, 
             for p in range(rows):
                 heads(obs[g, k, p], n_in, start, W, layers, program, p == d, legal_ids[g, k], nlegal[g, k],
                       probs[g, k], z, s1, s2, s3, s4, raw[g, k, p:] if rows > 1 else raw[g, k])
+            rows_done += rows
+    return rows_done
 
 
 @njit(cache=True)

@@ -638,9 +638,11 @@ def check_args(args) -> str | None:
         return f"--seconds: a positive number of seconds (the least time per measurement), got {args.seconds}"
     if getattr(args, "vector", False) and args.players < 2:
         return "--vector: the vector env has 2 to 4 players"
-    only = [f"--{k}" for k in ("vector", "compile") if getattr(args, k, False)]
-    if len(only) == 2:
-        return "--vector and --compile each measure one thing alone: give one of them"
+    if getattr(args, "selfplay", False) and args.players != 4:
+        return "--selfplay: the teacher search is measured in the 4-player game"
+    only = [f"--{k}" for k in ("vector", "compile", "selfplay") if getattr(args, k, False)]
+    if len(only) >= 2:
+        return f"{' and '.join(only)} each measure one thing alone: give one of them"
     for k in ("env", "no_cold"):
         if only and getattr(args, k, False):
             return f"--{k.replace('_', '-')}: an option of the full bench, not of {only[0]}"
@@ -663,7 +665,13 @@ def main(args) -> int:
         res = {"num_players": n, "compile": {m: r for (m, _), r in zip(COMPILE_MODES, runs)}, "first_move": first}
         print(json.dumps(res) if args.json else "\n".join(format_compile(runs, n, first)))
         return 0
-    if getattr(args, "vector", False):           # only the vector env figures
+    if getattr(args, "selfplay", False):         # only the teacher search's throughput
+        from training.throughput import bench_selfplay, format_selfplay
+
+        res = {"num_players": 4, "selfplay": bench_selfplay(real_positions(4, 64), args.seconds, quiet=args.json)}
+        text = "\n".join(["v1919 bench --selfplay: searched decisions, one core a worker"]
+                         + format_selfplay(res["selfplay"]))
+    elif getattr(args, "vector", False):         # only the vector env figures
         res = {"num_players": args.players, "vector_env": bench_vector_env(args.players, args.seconds)}
         text = "\n".join([f"v1919 bench --vector: {args.players} players, one core"] + format_vector(res["vector_env"]))
     else:

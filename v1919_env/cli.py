@@ -376,6 +376,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "against random and rulebot opponents")
     b.add_argument("--compile", action="store_true", help="only the cold compile of `v1919 demo`, stage by stage, "
                    "numba's default dispatch against one version per kernel (two new processes; minutes)")
+    b.add_argument("--selfplay", action="store_true", help="only the teacher search: searched decisions per CPU "
+                   "second at 32 simulations, one game at a time against the lockstep engine, 1 and 2 workers")
     b.set_defaults(func=_cmd_bench)
     _add_agent_commands(sub)
     _add_benchmark_command(sub)

@@ -1,0 +1,142 @@
+"""How fast the teacher searches: searched decisions per CPU second of the `guided` search at a given
+number of simulations, the path before the lockstep engine against the engine, on the same positions
+(`v1919 bench --selfplay`, docs/benchmarks.md).
+
+Paths measured, each rule-free (the Gumbel root, the value head at the leaves) and with rule-bot
+rollouts (the PUCT teacher of teacher_4p.yaml: rollout_mix 1, bot_prior 0.5):
+
+- `per game, torch`: one game searched at a time, the network in torch once a seat a leaf: what
+  `training.selfplay` did before the engine (the engine with one game and forward=torch searches
+  exactly as that code did, same visits and moves);
+- `lockstep, compiled`: every position searched in the same steps, the compiled forward pass;
+- `lockstep, value per seat`: the same with a network that values every seat from the decider's row
+  (one row a leaf; the shipped network given a SeatValueHead: for speed, its values untrained).
+
+Each figure counts the searches of the positions given (`v1919 bench` gives 64 real positions: rule-bot
+games, about one decision in twelve) repeated for at least `seconds`; with workers > 1 as many
+processes search their own copies at once and the figure is their total. The engine also reports its forward pass's share of the time
+and the rows a pass.
+"""
+from __future__ import annotations
+
+import multiprocessing as mp
+import time
+
+import numpy as np
+
+SEARCHES = {"rule-free": {"root": "gumbel"}, "rule-bot rollouts": {"rollout_mix": 1.0, "bot_prior": 0.5}}
+PATHS = ("per game, torch", "lockstep, compiled", "lockstep, value per seat")
+
+
+def seat_values_network(path: str) -> str:
+    """The shipped 4-player network with a value head per seat (untrained columns: for speed only),
+    saved once at `path`."""
+    from pathlib import Path
+
+    from sb3_contrib import MaskablePPO
+
+    from agents.learned import DEFAULT_WEIGHTS
+
+    from .policy import with_seat_values
+
+    if not Path(path).is_file():
+        with_seat_values(MaskablePPO.load(str(DEFAULT_WEIGHTS), device="cpu")).save(path)
+    return path
+
+
+def measure(path_name: str, search: str, positions: list, seconds: float, iterations: int = 32,
+            seat_net: str | None = None) -> dict:
+    """Searched decisions per second and per CPU second of one path on `positions` (repeated for at
+    least `seconds`), with the engine's forward share and rows a pass (lockstep paths)."""
+    import torch
+
+    from agents import make_agent
+    from agents.batch_search import search as batch
+    from agents.lockstep import Lockstep
+    from v1919_env.core.bots import seed_policy_rng
+
+    torch.set_num_threads(1)
+    opts = {"iterations": iterations, "batch_size": 16, **SEARCHES[search]}
+    if path_name == "per game, torch":
+        agent = make_agent("guided", forward="torch", seed=0, **opts)
+
+        def once():
+            for g in positions:
+                agent.act(None, g.action_mask(), g.clone())
+            return {}
+    else:
+        from agents.guided import GuidedAgent
+
+        extra = {"path": seat_net, "players": 4} if path_name == "lockstep, value per seat" else {}
+        agent = GuidedAgent(forward="compiled", **opts, **extra)
+
+        def once():
+            eng = Lockstep(agent, len(positions), 4)
+            for i, g in enumerate(positions):
+                eng.rng[i] = seed_policy_rng(i)
+                eng.begin([i], g.state, g.T)
+            t = eng.forward_seconds
+            eng.run()
+            return {"forward_s": eng.forward_seconds - t, "rows": eng.rows_evaluated, "passes": eng.steps}
+
+        batch(positions[:1], **opts, **extra)            # compile and load outside the clock
+    once()
+    n, extra_t, t0, c0 = 0, {"forward_s": 0.0, "rows": 0, "passes": 0}, time.perf_counter(), time.process_time()
+    while True:
+        for k, v in once().items():
+            extra_t[k] += v
+        n += len(positions)
+        if time.perf_counter() - t0 >= seconds:
+            break
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    out = {"path": path_name, "search": search, "iterations": iterations, "searched": n,
+           "searched_per_s": n / wall, "searched_per_cpu_s": n / cpu}
+    if extra_t["passes"]:
+        out["forward_share"] = extra_t["forward_s"] / wall
+        out["rows_per_pass"] = extra_t["rows"] / extra_t["passes"]
+    return out
+
+
+def _worker(args):
+    return measure(*args)
+
+
+def bench_selfplay(positions: list, seconds: float = 3.0, workers=(1, 2), iterations: int = 32,
+                   quiet: bool = False) -> list[dict]:
+    """Every path and search (module docstring) on `positions` (4-player games) with 1 and 2 worker
+    processes; one row each."""
+    import tempfile
+
+    pos = positions
+    with tempfile.TemporaryDirectory() as d:
+        seat = seat_values_network(f"{d}/seat_values.zip")
+        rows = []
+        for search in SEARCHES:
+            for path_name in PATHS:
+                for w in workers:
+                    if not quiet:
+                        print(f"  selfplay: {path_name}, {search}, {w} worker(s)", flush=True)
+                    args = (path_name, search, pos, seconds, iterations, seat)
+                    if w == 1:
+                        res = [measure(*args)]
+                    else:
+                        with mp.get_context("spawn").Pool(w) as pool:
+                            res = pool.map(_worker, [args] * w)
+                    row = {**res[0], "workers": w, "searched_per_s": sum(r["searched_per_s"] for r in res),
+                           "searched_per_cpu_s": float(np.mean([r["searched_per_cpu_s"] for r in res]))}
+                    rows.append(row)
+    return rows
+
+
+def format_selfplay(rows: list[dict]) -> list[str]:
+    base = {(r["search"], r["workers"]): r["searched_per_cpu_s"] for r in rows if r["path"] == PATHS[0]}
+    lines = [f"  teacher search, {rows[0]['iterations']} simulations, 4 players, real positions "
+             "(searched decisions; x: per CPU second against the per-game torch path):",
+             f"  {'search':<19}{'path':<26}{'workers':>8}{'/s':>9}{'/CPU s':>9}{'x':>7}{'forward':>9}{'rows/pass':>10}"]
+    for r in rows:
+        fwd = f"{r['forward_share']:.0%}" if "forward_share" in r else "-"
+        rp = f"{r['rows_per_pass']:.0f}" if "rows_per_pass" in r else "-"
+        x = r["searched_per_cpu_s"] / base[(r["search"], r["workers"])]
+        lines.append(f"  {r['search']:<19}{r['path']:<26}{r['workers']:>8}{r['searched_per_s']:>9,.0f}"
+                     f"{r['searched_per_cpu_s']:>9,.0f}{x:>7.1f}{fwd:>9}{rp:>10}")
+    return lines
