@@ -37,6 +37,7 @@ action) index, its node allocation and the determinization are v1919_env/core/tr
 """
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -142,7 +143,11 @@ class GuidedAgent(Agent):
     'puct' (default) or 'gumbel' (Gumbel-top-k and sequential halving at the root, module docstring;
     needs iterations, not time_ms); considered: the actions the Gumbel root samples (default
     CONSIDERED); c_visit, c_scale: its sigma(q) = (c_visit + max visits) x c_scale x q (defaults
-    C_VISIT, C_SCALE); gumbel_scale: the Gumbel noise's scale (default 1; 0: no noise); seed."""
+    C_VISIT, C_SCALE); gumbel_scale: the Gumbel noise's scale (default 1; 0: no noise); forward: how the
+    network is evaluated (FORWARDS: 'compiled', batch-invariant on the CPU, for plain MLP policies; 'torch';
+    'auto' the first that applies); device: torch's device for the network ('cpu', 'auto': a GPU when torch
+    sees one, 'cuda[:N]'; off the CPU the forward pass is torch's); network: a Python callable (observations,
+    masks) -> (logits, a value per seat) searched instead of a checkpoint (agents.batch_search.search); seed."""
 
     needs_game = True
     C_PUCT, SOLO_C_PUCT, TIME_NODES = C_PUCT, SOLO_C_PUCT, TIME_NODES
@@ -155,13 +160,18 @@ class GuidedAgent(Agent):
                  max_rollout: int = 20000, heuristic_mix: float = 0.0, heuristic_scale: float = 5.0,
                  bot_prior: float = 0.0, root: str = "puct", considered: int | None = None,
                  c_visit: float | None = None, c_scale: float | None = None, gumbel_scale: float | None = None,
-                 forward: str = "auto", network=None, seed: int | None = None):
+                 forward: str = "auto", device: str = "cpu", network=None, seed: int | None = None):
         if root not in ROOTS:
             raise ValueError(f"option root must be one of {', '.join(ROOTS)}, got {root!r}")
         self.root = root
         if forward not in FORWARDS:
             raise ValueError(f"option forward must be one of {', '.join(FORWARDS)}, got {forward!r}")
         self.forward = forward
+        if not isinstance(device, str) or not re.fullmatch(r"cpu|auto|cuda(:\d+)?", device):
+            raise ValueError(f"option device must be cpu, auto (a GPU when torch sees one) or cuda[:N], got {device!r}")
+        if device != "cpu" and forward == "compiled":
+            raise ValueError("option forward=compiled runs on the CPU; give forward=torch (or auto) with a device")
+        self.device = device
         self.considered = number_option("considered", considered, int, minimum=1, allow_none=True)
         self.c_visit = number_option("c_visit", c_visit, float, minimum=0, allow_none=True)
         self.c_scale = number_option("c_scale", c_scale, float, above=0, allow_none=True)
@@ -243,12 +253,11 @@ class GuidedAgent(Agent):
             trained = "win_loss"
         return reward_spec(trained)
 
-    @staticmethod
-    def _network(path):
+    def _network(self, path):
         from .learned import LearnedAgent
 
         try:
-            net = LearnedAgent(path=path)
+            net = LearnedAgent(path=path, device=self.torch_device())
         except ValueError as e:
             raise ValueError(f"option path: {e}") from e
         if net.rllib is not None:
@@ -259,6 +268,14 @@ class GuidedAgent(Agent):
     def _net_for(self, g):
         """(network, reward kinds, reward weights) that search game g (`net_for_players`)."""
         return self.net_for_players(1 if g.solitaire else g.num_players)
+
+    def torch_device(self) -> str:
+        """The torch device of the network: `device`, with auto resolved (cuda when torch sees a GPU)."""
+        if self.device != "auto":
+            return self.device
+        import torch
+
+        return "cuda" if torch.cuda.is_available() else "cpu"
 
     def net_for_players(self, n: int):
         """(network, reward kinds, reward weights) that search games of n players (1: the solitaire

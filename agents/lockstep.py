@@ -69,7 +69,8 @@ class Lockstep:
         self.net, self.kinds, self.weights = agent.net_for_players(players)
         self.width = self.net.obs_size if self.solo else OBS_SIZE
         self.forward = forward or agent.forward
-        self.compiled = self.net.compiled_policy() if self.forward in ("auto", "compiled") else None
+        on_cpu = getattr(self.net, "device", "cpu") == "cpu"     # a network on a GPU runs in torch there
+        self.compiled = self.net.compiled_policy() if self.forward in ("auto", "compiled") and on_cpu else None
         if self.forward == "compiled" and self.compiled is None:
             raise ValueError(f"forward=compiled: the network {self.net.path} is not a plain MLP policy (a chain of "
                              f"Linear and ReLU/Tanh layers over a flat observation); use forward=torch")

@@ -51,6 +51,36 @@ def test_a_game_searched_among_256_is_searched_as_alone(opts):
     assert len({r.choice for r in together}) > 1
 
 
+@pytest.mark.parametrize("players", [2, 3])
+def test_two_and_three_player_games_are_searched_as_alone(players):
+    """The same in the 2- and 3-player games (their shipped networks; the 2-player game's USA faction
+    decides for the player whose turn it is)."""
+    games = positions(24, num_players=players, seed=players)
+    together = search(games, seeds=range(24), iterations=10, batch_size=4, root="gumbel")
+    for i in (0, 7, 23):
+        assert same(search([games[i]], seeds=[i], iterations=10, batch_size=4, root="gumbel")[0], together[i])
+
+
+def test_solitaire_games_are_searched_as_alone():
+    """The solitaire game (the shipped solitaire network, the player's objective at the leaves)."""
+    games = []
+    for s in range(6):
+        g = Game.new(1, seed=s)
+        rng = np.random.default_rng(s)
+        for _ in range(int(rng.integers(0, 40))):
+            if g.is_over:
+                break
+            a = g.legal_actions()
+            g.step(int(a[rng.integers(len(a))]))
+        while not g.is_over and len(g.legal_actions()) < 2:
+            g.step(int(g.legal_actions()[0]))
+        if not g.is_over:
+            games.append(g)
+    together = search(games, seeds=range(len(games)), iterations=10, batch_size=4)
+    for i in (0, len(games) - 1):
+        assert same(search([games[i]], seeds=[i], iterations=10, batch_size=4)[0], together[i])
+
+
 def test_the_agent_is_the_engine_with_one_game():
     """`guided` searches through the same engine: its visits and move are search()'s with its seed."""
     for opts in ({"iterations": 24, "batch_size": 8}, {"iterations": 24, "batch_size": 8, "root": "gumbel"}):
@@ -146,6 +176,11 @@ def test_bad_input_is_refused_with_the_field_named():
     g = mid_game(seed=3)
     with pytest.raises(ValueError, match="option forward must be one of auto, compiled, torch"):
         make_agent("guided", forward="gpu")
+    with pytest.raises(ValueError, match="option device must be cpu, auto"):
+        make_agent("guided", device="tpu")
+    with pytest.raises(ValueError, match="forward=compiled runs on the CPU"):
+        make_agent("guided", device="cuda", forward="compiled")
+    assert make_agent("guided", device="auto").torch_device() in ("cpu", "cuda")
     with pytest.raises(ValueError, match="option network must be a callable"):
         make_agent("guided", network=3)
     with pytest.raises(ValueError, match="same player count"):
