@@ -318,3 +318,30 @@ def test_a_value_head_per_seat_is_fitted_with_the_policy_kept(data_dir, tmp_path
     assert mask[guided.act(obs, mask, g.clone())] and guided.engine(4).rows == 1
     d = shards.load(data_dir, "all", keys=("outcome", "outcomes", "left"))
     assert np.array_equal(shards.value_targets(d, 0.9, seats=True)[:, 0], shards.value_targets(d, 0.9))
+
+
+@pytest.mark.parametrize("ray_address", [None, "local"])
+def test_worker_processes_and_ray_write_the_same_shards(data_dir, tmp_path, ray_address):
+    """Two worker processes (or two Ray tasks) each searching their own games in lockstep write the
+    shards one process writes, array for array (the CPU time aside)."""
+    if ray_address is not None:
+        pytest.importorskip("ray")
+    out = tmp_path / "w2"
+    s = selfplay.generate(selfplay.load_config(raw=TINY), out, workers=2, ray_address=ray_address, progress=False)
+    assert s["games"] == 2 and s["shards"] == 2
+    for i in (0, 1):
+        with np.load(shards.shard_path(out, i)) as a, np.load(shards.shard_path(data_dir, i)) as b:
+            assert set(a.files) == set(b.files)
+            for k in a.files:
+                if k != "cpu_seconds":
+                    assert np.array_equal(a[k], b[k]), k
+
+
+def test_tasks_hold_about_lockstep_games_and_keep_every_worker_busy():
+    cfg = selfplay.load_config(raw={**TINY, "games": 160, "games_per_shard": 8, "lockstep_games": 64})
+    todo = list(range(20))
+    assert selfplay.task_groups(cfg, todo, 1) == [todo[0:8], todo[8:16], todo[16:20]]    # 64 games a task
+    assert selfplay.task_groups(cfg, todo, 4) == [todo[k:k + 5] for k in range(0, 20, 5)]  # 4 workers, 4 tasks
+    assert selfplay.task_groups(cfg, [3], 8) == [[3]]
+    with pytest.raises(selfplay.ConfigError, match="lockstep_games"):
+        selfplay.load_config(raw={**TINY, "lockstep_games": 0})
