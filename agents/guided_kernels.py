@@ -102,7 +102,7 @@ def add_child(NF, NI, hk, hv, meta, node, a, seat, prior):
 
 
 @njit(cache=True)
-def puct_choose(NF, NI, hk, hv, meta, node, seat, acts, n, c_puct, fpu, vloss, prior_power):
+def puct_choose(NF, NI, hk, hv, meta, node, seat, acts, n, c_puct, fpu, vloss, prior_power, kids):
     """(child, action) maximizing Q + U over the n legal actions of this copy at node, from the
     deciding seat's values. Q: the child's mean value for that seat; an unvisited child's is the
     node's own mean for the seat minus `fpu`; a child's pending visits (simulations of this batch
@@ -110,15 +110,16 @@ def puct_choose(NF, NI, hk, hv, meta, node, seat, acts, n, c_puct, fpu, vloss, p
     lower U). U = c_puct * P * sqrt(1 + sum of the legal children's visits, pending included) /
     (1 + the child's visits, pending included), P the prior ** prior_power renormalized over the
     legal children. A legal action without a child gets one (prior 1/n). (-1, -1) when there is
-    none (the tree is full)."""
+    none (the tree is full). kids: scratch of at least n (the children found, looked up once)."""
     psum = 0.0
     total = 0.0
     for j in range(n):
         c = child_of(hk, hv, node, acts[j])
         if c < 0:
             c = add_child(NF, NI, hk, hv, meta, node, acts[j], seat, 1.0 / n)
+        kids[j] = c
         if c >= 0:
-            psum += NF[c, F_PRIOR] ** prior_power
+            psum += NF[c, F_PRIOR] if prior_power == 1.0 else NF[c, F_PRIOR] ** prior_power
             total += NF[c, F_VISITS] + NF[c, F_PENDING]
     if NF[node, F_VISITS] > 0.0:
         q0 = NF[node, F_VALUE + seat] / NF[node, F_VISITS] - fpu
@@ -129,7 +130,7 @@ def puct_choose(NF, NI, hk, hv, meta, node, seat, acts, n, c_puct, fpu, vloss, p
         psum = 1.0
     best, best_c, best_a = -1e300, -1, -1
     for j in range(n):
-        c = child_of(hk, hv, node, acts[j])
+        c = kids[j]
         if c < 0:
             continue
         nv = NF[c, F_VISITS]
@@ -137,7 +138,8 @@ def puct_choose(NF, NI, hk, hv, meta, node, seat, acts, n, c_puct, fpu, vloss, p
         q = NF[c, F_VALUE + seat] / nv if nv > 0.0 else q0
         if pend > 0.0:
             q = (q * nv + pend * (q - vloss)) / (nv + pend)
-        sc = q + c_puct * (NF[c, F_PRIOR] ** prior_power / psum) * sq / (1.0 + nv + pend)
+        prior = NF[c, F_PRIOR] if prior_power == 1.0 else NF[c, F_PRIOR] ** prior_power
+        sc = q + c_puct * (prior / psum) * sq / (1.0 + nv + pend)
         if sc > best:
             best, best_c, best_a = sc, c, acts[j]
     return best_c, best_a
@@ -194,6 +196,7 @@ def guided_select(root, T, K, NF, NI, hk, hv, meta, c_puct, fpu, vloss, prior_po
     expanded and it is legal in the copy; -1: PUCT at the root too."""
     sc = np.zeros((MAX_PLAYERS, SCORE_TABLE_COLS), np.int64)
     fs = np.zeros((MAX_PLAYERS, N_SCORE_COLS), np.int64)
+    kids = np.empty(buf.shape[0], np.int64)
     maxd = paths.shape[1]
     for k in range(K):
         s = S[k]
@@ -227,7 +230,7 @@ def guided_select(root, T, K, NF, NI, hk, hv, meta, c_puct, fpu, vloss, prior_po
                         f = -1
                 if f < 0:
                     c, a = puct_choose(NF, NI, hk, hv, meta, node, s[PENDING_PLAYER], buf, n, c_puct, fpu, vloss,
-                                       prior_power)
+                                       prior_power, kids)
             if c < 0:
                 status[k] = ST_EVAL
                 deciders[k] = s[PENDING_PLAYER]
