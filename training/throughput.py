@@ -69,9 +69,9 @@ def measure(path_name: str, search: str, positions: list, seconds: float, iterat
 
         extra = {"path": seat_net, "players": 4} if path_name == "lockstep, value per seat" else {}
         agent = GuidedAgent(forward="compiled", **opts, **extra)
+        eng = Lockstep(agent, len(positions), 4)             # made once, as a selfplay worker does
 
         def once():
-            eng = Lockstep(agent, len(positions), 4)
             for i, g in enumerate(positions):
                 eng.rng[i] = seed_policy_rng(i)
                 eng.begin([i], g.state, g.T)

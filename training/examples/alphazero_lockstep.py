@@ -5,7 +5,9 @@
 Each iteration plays `--games` 4-player games against each other, every seat searched by
 `agents.batch_search.search` (the Gumbel root, `--simulations` a decision) with the current network:
 one call of the network a step for the leaves of every game, the decider's observation in, logits
-and a value for every seat (the decider first) out. The network is then fitted to the root's visit
+and a value for every seat (the decider first) out. A leaf's value mixes the value head with a random
+playout (`--rollout-mix`, 0.5), which gives the search something to find while the value head knows
+nothing yet (0: the value head alone, as AlphaZero). The network is then fitted to the root's visit
 distributions and to every seat's final reward (win_loss) of the games, as AlphaZero does, and
 evaluated alone (its most probable move) against three `random` agents, seats rotated over whole
 deals, with a Wilson 95% interval. A torch MLP, one CPU thread; a few minutes on a laptop core.
@@ -55,7 +57,7 @@ def callable_of(net: Net):
     return evaluate
 
 
-def self_play(net: Net, games: int, simulations: int, seed: int):
+def self_play(net: Net, games: int, simulations: int, seed: int, rollout_mix: float = 0.0):
     """Whole games, every seat searched; returns (observations, visit targets, masks, value targets)."""
     evaluate = callable_of(net)
     live = [Game.new(PLAYERS, seed=seed + i) for i in range(games)]
@@ -69,7 +71,8 @@ def self_play(net: Net, games: int, simulations: int, seed: int):
         if not todo:
             break
         res = search([live[i] for i in todo], evaluate, seeds=[seed + 7919 * step + i for i in todo],
-                     iterations=simulations, batch_size=8, root="gumbel")
+                     iterations=simulations, batch_size=8, root="gumbel", rollout_mix=rollout_mix,
+                     rollout="random")
         for i, r in zip(todo, res):
             g = live[i]
             obs, mask = observe_seat(g, g.current_player)
@@ -147,6 +150,8 @@ def main(argv=None) -> None:
     ap.add_argument("--games", type=int, default=64, help="self-play games an iteration")
     ap.add_argument("--simulations", type=int, default=16, help="simulations a searched decision")
     ap.add_argument("--epochs", type=int, default=2, help="passes over an iteration's data")
+    ap.add_argument("--rollout-mix", type=float, default=0.5,
+                    help="weight of a random playout in a leaf's value (the rest: the value head); 0: pure AlphaZero")
     ap.add_argument("--eval-deals", type=int, default=25, help="deals of the evaluation (4 games each)")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
@@ -158,7 +163,7 @@ def main(argv=None) -> None:
     print(f"iteration 0: vs 3 random {rate:.1%} [{ci[0]:.1%}, {ci[1]:.1%}] of {n} games (untrained)", flush=True)
     for it in range(1, args.iterations + 1):
         t0 = time.perf_counter()
-        data = self_play(net, args.games, args.simulations, args.seed + 100_000 * it)
+        data = self_play(net, args.games, args.simulations, args.seed + 100_000 * it, args.rollout_mix)
         t1 = time.perf_counter()
         loss = train(net, opt, data, args.epochs, seed=args.seed + it)
         rate, ci, n = evaluate_alone(net, args.eval_deals, 1_000_000)
