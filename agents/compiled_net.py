@@ -209,12 +209,6 @@ def heads(t0, n0, start, W, layers, program, want_policy, legal, nlegal, probs, 
     _value_head(t, n, W, layers, program, s3, s4, vout)
 
 
-@njit(cache=True)
-def policy_value_row(x, W, layers, program, n_in, legal, nlegal, probs, z, s1, s2, s3, s4, vout):
-    """Both heads for one observation x: the values in vout, and probs over the legal actions (`heads`)."""
-    heads(x, n_in, program[P_TRUNK0], W, layers, program, True, legal, nlegal, probs, z, s1, s2, s3, s4, vout)
-
-
 def scratch() -> tuple[np.ndarray, ...]:
     """The four hidden-layer buffers the row kernels take."""
     return tuple(np.zeros(WIDEST, np.float32) for _ in range(4))
