@@ -33,7 +33,9 @@ it deterministic). Below the root the tree is the PUCT tree. It needs a simulati
 
 The tree, the selection and the backup are compiled (agents/guided_kernels.py; the tree's (parent,
 action) index, its node allocation and the determinization are v1919_env/core/tree.py's, shared with
-`ismcts`); the network runs in torch (one thread) through `LearnedAgent.evaluate_batch`.
+`ismcts`). The search runs on the lockstep engine (agents/lockstep.py) with one game, the engine that
+self-play runs on many: the network is evaluated by compiled code for plain MLP policies
+(agents/compiled_net.py, batch-invariant) or by torch (one thread; `forward`, `device`).
 """
 from __future__ import annotations
 
