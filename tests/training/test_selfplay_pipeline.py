@@ -345,3 +345,19 @@ def test_tasks_hold_about_lockstep_games_and_keep_every_worker_busy():
     assert selfplay.task_groups(cfg, [3], 8) == [[3]]
     with pytest.raises(selfplay.ConfigError, match="lockstep_games"):
         selfplay.load_config(raw={**TINY, "lockstep_games": 0})
+
+
+def test_a_value_head_per_seat_on_older_shards_is_refused_naming_the_array(data_dir, tmp_path):
+    import shutil
+
+    old = tmp_path / "old"
+    shutil.copytree(data_dir, old)
+    for i in (0, 1):
+        with np.load(shards.shard_path(old, i)) as z:
+            arrays = {k: z[k] for k in z.files if k != "outcomes"}
+        shards.write_shard(old, i, arrays)
+    cfg = fitmod.load_config(raw={"data": [str(old)], "epochs": 1, "seat_values": True, "train": "value"})
+    with pytest.raises(shards.MissingArray, match="has no outcomes: it was written before that was recorded"):
+        fitmod.fit(cfg, tmp_path / "fit", progress=False)
+    with pytest.raises(selfplay.ConfigError, match="train"):
+        fitmod.load_config(raw={"data": [str(old)], "train": "policy"})
