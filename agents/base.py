@@ -171,11 +171,13 @@ def make_agent(name: str, **options) -> Agent:
 
 def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
     """'ismcts:iterations=200,rollout=rulebot' -> ('ismcts', {'iterations': 200, 'rollout': 'rulebot'})."""
-    name, _, rest = spec.strip().partition(":")
+    name, colon, rest = spec.strip().partition(":")
+    if colon and not rest.strip():
+        raise AgentError(f"agent spec {spec!r}: a ':' and no options after it; write {name.strip()!r} or '{name.strip()}:key=value,...'")
     opts: dict[str, Any] = {}
     for part in filter(None, (x.strip() for x in rest.split(";" if ";" in rest else ","))):
         k, eq, v = part.partition("=")
-        if not eq:
+        if not eq or not k.strip():
             raise AgentError(f"agent option {part!r} in {spec!r} is not key=value")
         opts[k.strip()] = _parse_value(v.strip())
     return name.strip(), opts

@@ -55,7 +55,7 @@ def check_agent(spec: str) -> tuple[str, dict]:
     try:
         name, opts = parse_agent_spec(spec)
     except AgentError as e:
-        raise BenchmarkError(f"agent spec {spec!r}: {e}") from None
+        raise BenchmarkError(str(e) if str(e).startswith("agent spec") else f"agent spec {spec!r}: {e}") from None
     if name not in agent_names():
         raise BenchmarkError(f"unknown agent {name!r} in {spec!r}; agents: {', '.join(agent_names())}")
     reason = _unbuildable(name, opts)

@@ -89,6 +89,10 @@ def run(args) -> int:
     if args.games < 1:
         print(f"error: --games must be 1 or more, got {args.games}", file=sys.stderr)
         return 2
+    if args.seed + args.games - 1 > 2 ** 63 - 1:
+        print(f"error: --seed: the games' seeds {args.seed}..{args.seed + args.games - 1} pass 2**63-1; a smaller "
+              f"--seed or fewer --games", file=sys.stderr)
+        return 2
     bad = [a for a in args.agents if a not in POLICY_NAMES]
     if bad:
         print(f"error: --agents: compiled agents among {', '.join(POLICY_NAMES)}, got {', '.join(bad)} (another "

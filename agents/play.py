@@ -78,10 +78,19 @@ def hand_off(game: Game, seat: int, rng: np.random.Generator) -> Game:
     return game.information_set(seat, int(rng.integers(1 << 62)))
 
 
-def _illegal(a, mask: np.ndarray) -> str | None:
-    """Why `a` is not a legal action id under `mask` (None if it is)."""
+def not_an_action_id(a) -> str | None:
+    """Why what an agent's act() returned is not an action id at all (None if it is an integer): the
+    same rule in process and in the process client (agents/process/client.py), so 13.0, "13" or True
+    forfeit however the agent runs."""
     if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)):
         return f"returned {a!r} ({type(a).__name__}), not an integer action id"
+    return None
+
+
+def _illegal(a, mask: np.ndarray) -> str | None:
+    """Why `a` is not a legal action id under `mask` (None if it is)."""
+    if not_an_action_id(a):
+        return not_an_action_id(a)
     if not 0 <= int(a) < NUM_ACTIONS:
         return f"returned action {int(a)}, outside 0..{NUM_ACTIONS - 1}"
     if not mask[int(a)]:

@@ -285,7 +285,7 @@ def test_cli_user_errors_are_one_line_not_a_traceback(args, says):
 
 @pytest.mark.parametrize("args, says", [
     (["training.exit_rounds", "/nonexistent/rounds.yaml"], "rounds.yaml"),
-    (["training.exit_rounds", "configs/expert_iteration/rounds/rounds_4p_s1.yaml", "--workers", "0"], "--workers"),
+    (["training.exit_rounds", "configs/experiments/expert_iteration/rounds/rounds_4p_s1.yaml", "--workers", "0"], "--workers"),
     (["training.exit_rounds", "--plot", "/tmp/v1919_unused.png", "/nonexistent/run"], "no finished round"),
     (["training.exit_rounds", "BAD", "--out", "/tmp/v1919_crash_safety_unused_run"], "rounds"),
     (["training.plots", "reliability", "/nonexistent/fit.json", "/tmp/v1919_unused.png"], "no win_prediction"),

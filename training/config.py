@@ -98,7 +98,8 @@ def check_variant(variant: str) -> str:
     return variant
 
 
-def _reward_schema(schema: dict) -> None:
+def reward_schema(schema: dict) -> None:
+    """The JSON Schema of a reward option: a kind, or a mapping {kind: weight}."""
     kinds = list(REWARD_KINDS)
     schema.update(anyOf=[
         {"enum": kinds + ["vp"], "description": "a reward kind (the solitaire game: vp or win_loss)"},
@@ -131,7 +132,7 @@ class RunConfig(Strict):
     num_players: one_of(1, 2, 3, 4) = Field(4, description="1 (the solitaire game), 2, 3 or 4")
     variant: Annotated[str, AfterValidator(check_variant)] = Field("standard", description="the name of a deck "
                                                                                           "variant")
-    reward: Annotated[Any, Field(json_schema_extra=_reward_schema)] = "win_loss"
+    reward: Annotated[Any, Field(json_schema_extra=reward_schema)] = "win_loss"
 
     @field_validator("reward")
     @classmethod
@@ -247,7 +248,7 @@ class Pretrain(Strict):
     workers: PositiveInt = 1
 
 
-def _device(v: str) -> str:
+def device_of_this_machine(v: str) -> str:
     """A torch device this machine has ("auto": SB3 picks one)."""
     if v in ("auto", "cpu"):
         return v
@@ -277,7 +278,7 @@ class TrainConfig(RunConfig):
 
     budget: Budget = Field(default_factory=Budget, description="training stops at the first limit reached")
     torch_threads: PositiveInt = 1
-    device: Annotated[str, AfterValidator(_device)] = Field("cpu", description="a torch device of this machine: cpu, auto, cuda or cuda:N")
+    device: Annotated[str, AfterValidator(device_of_this_machine)] = Field("cpu", description="a torch device of this machine: cpu, auto, cuda or cuda:N")
     env: Env = Field(default_factory=Env)
     opponents: dict[str, NonNegative] = Field(
         default_factory=lambda: {"random": 1.0},

@@ -1,7 +1,7 @@
 """Expert iteration, round after round: teacher games, a fit, an evaluation, and the next round's
 teacher searches the new network.
 
-    python -m training.exit_rounds configs/expert_iteration/rounds/rounds_4p_s1.yaml [--workers N] [--ray [ADDR]]
+    python -m training.exit_rounds configs/experiments/expert_iteration/rounds/rounds_4p_s1.yaml [--workers N] [--ray [ADDR]]
     python -m training.exit_rounds --plot docs/images/exit_rounds_4p.png runs/exit_rounds/rounds_4p_s1 ...
 
 Round r (1..rounds), in `runs/exit_rounds/<name>/round_<r>/`:
@@ -30,30 +30,34 @@ import logging
 import os
 import time
 from pathlib import Path
-from typing import Literal
+from typing import ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from v1919_env.config_schema import Strict
 
 from . import fit as fitmod
 from . import head_to_head, selfplay, shards
-from .runs import default_out
-from .selfplay import ConfigError, read_model
+from .runs import out_dir
+from .config import SEED_MAX
+from .head_to_head import EVAL_SEED
+from .selfplay import RUN_NAME, ConfigError, read_model
 
 logger = logging.getLogger(__name__)
 RUN_SET = ("name", "seed", "num_players", "variant", "path", "games")   # teacher options the run sets itself
 
 
-class Evaluation(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
+class Evaluation(Strict):
+    """The evaluation after each round (whole deals: multiples of the player count)."""
     games: int = Field(1000, ge=0)            # against the rule bots (0: none)
     previous_games: int = Field(400, ge=0)    # against the previous round's network (0: none)
-    seed: int = Field(fitmod.EVAL_SEED, ge=0)
+    seed: int = Field(EVAL_SEED, ge=0, le=SEED_MAX)
 
 
-class RoundsConfig(BaseModel):
+class RoundsConfig(Strict):
     """Expert iteration over rounds (see the module docstring)."""
-    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
-    name: str = Field("rounds", min_length=1, pattern=r"^[A-Za-z0-9_.-]+$")
+    KIND: ClassVar[str] = "rounds"
+    name: str | None = RUN_NAME
     seed: int = Field(0, ge=0, le=2 ** 20)
     num_players: Literal[2, 3, 4] = 4
     variant: str = "standard"
@@ -264,11 +268,13 @@ def plot(runs: list[str | Path], png: str | Path) -> Path:
 
 
 def main(argv=None) -> int:
+    from agents.tournament.ray_pool import address_arg
+
     ap = argparse.ArgumentParser(prog="python -m training.exit_rounds", description=__doc__.split("\n\n")[0])
     ap.add_argument("config", nargs="?", help="a rounds config (YAML)")
     ap.add_argument("--out", default=None, help="run directory (default $V1919_RUNS/exit_rounds/<name>, training.runs); resumes there")
     ap.add_argument("--workers", type=int, default=None, help="worker processes (default: every core)")
-    ap.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
+    ap.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS", type=address_arg,
                     help="play the teacher games on Ray: local (default), auto or HOST:PORT")
     ap.add_argument("--plot", nargs="+", default=None, metavar=("PNG", "RUN_DIR"),
                     help="draw the curves of these run directories into PNG instead of running")
@@ -285,7 +291,7 @@ def main(argv=None) -> int:
         if args.workers is not None and args.workers < 1:
             raise ConfigError(f"--workers: at least 1, got {args.workers}")
         cfg = load_config(args.config)
-        rows = run(cfg, args.out or default_out("exit_rounds", cfg.name), args.workers, args.ray)
+        rows = run(cfg, out_dir(args.out, "exit_rounds", cfg.name), args.workers, args.ray)
     except (ConfigError, ValueError, OSError) as e:
         raise SystemExit(f"error: {e}")
     for row in rows:

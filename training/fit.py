@@ -13,7 +13,7 @@ decay. The held-out shards (whole games) give the figures before and after every
 The result is `<out>/checkpoints/net.zip` (`learned:path=...`, `guided:path=...`) with
 `<out>/config.yaml` giving the player count and the reward (agents.guided.checkpoint_facts), and
 `<out>/fit.json`. With --evaluate N: the network alone against three rule bots over N games, deals
-rotated through every seat (expert_iteration.head_to_head; Wilson 95%).
+rotated through every seat (training.head_to_head; Wilson 95%).
 """
 from __future__ import annotations
 
@@ -22,37 +22,41 @@ import json
 import logging
 import time
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, ClassVar, Literal
 
 import numpy as np
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, Field, field_validator
+
+from v1919_env.config_schema import Strict
 
 from agents.calibration import platt
 
-from . import shards
-from .runs import default_out, resolve_data
-from .selfplay import ConfigError, read_model
+from . import head_to_head, shards
+from .head_to_head import EVAL_SEED
+from .runs import out_dir, resolve_data
+from .config import SEED_MAX, Layers, device_of_this_machine
+from .selfplay import RUN_NAME, ConfigError, read_model
 
 logger = logging.getLogger(__name__)
 ILLEGAL_LOGIT = -1.0e9
-EVAL_SEED = 7_310_000            # deals no other config uses
 
 
-class Arch(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+class Arch(Strict):
+    """A new body from scratch: a trunk of layers, or residual blocks of `width`; then the heads."""
     body: Literal["trunk", "residual"] = "trunk"
-    trunk: list[int] = Field(default_factory=lambda: [256])
+    trunk: Layers = [256]
     width: int = Field(512, ge=8)
     blocks: int = Field(2, ge=0)
-    pi: list[int] = Field(default_factory=lambda: [128])
-    vf: list[int] = Field(default_factory=lambda: [128])
+    pi: Layers = [128]
+    vf: Layers = [128]
 
 
-class FitConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
-    name: str = Field("fit", min_length=1, pattern=r"^[A-Za-z0-9_.-]+$")
-    seed: int = Field(0, ge=0)
+class FitConfig(Strict):
+    """A fit of a network to self-play shards (see the module docstring)."""
+    KIND: ClassVar[str] = "fit"
+    name: str | None = RUN_NAME
+    seed: int = Field(0, ge=0, le=SEED_MAX, description=f"an integer in 0..{SEED_MAX}")
     data: list[str] = Field(default_factory=list)      # self-play data directories
     init: str | None = None                           # start from this checkpoint (None: the shipped weights)
     arch: Arch | None = None                          # a new body from scratch instead (init gives the spaces)
@@ -71,7 +75,8 @@ class FitConfig(BaseModel):
     seat_values: bool = False                         # give the network a value head per seat (one row a leaf
                                                      # for the search; targets: every seat's outcome)
     train: Literal["all", "value"] = "all"            # every weight, or the value path alone (the policy kept)
-    device: str = "cpu"
+    device: Annotated[str, AfterValidator(device_of_this_machine)] = Field(
+        "cpu", description="a torch device of this machine: cpu, auto, cuda or cuda:N")
 
     @field_validator("init")
     @classmethod
@@ -336,6 +341,17 @@ def win_prediction(policy, train: dict, hold: dict, n_obs: int, device="cpu", bi
             "records": int(len(y)), "platt": coef, "reliability": table}
 
 
+def data_players(data: list[str]) -> int:
+    """The player count of the self-play data directories (ConfigError: none, or of different counts)."""
+    metas = [shards.read_meta(d) for d in data]
+    if not metas:
+        raise ConfigError("data: at least one self-play data directory")
+    num_players = metas[0]["config"]["num_players"]
+    if any(m["config"]["num_players"] != num_players for m in metas):
+        raise ConfigError("data: directories of different player counts")
+    return num_players
+
+
 def fit(cfg: FitConfig, out: str | Path, progress: bool = True) -> dict:
     """Fit the network (`init`, or a new `arch`) to the teacher games of `cfg.data`; write
     `checkpoints/net.zip`, `config.yaml` and `fit.json` under `out` and return the figures: the
@@ -348,12 +364,7 @@ def fit(cfg: FitConfig, out: str | Path, progress: bool = True) -> dict:
     out = Path(out)
     (out / "checkpoints").mkdir(parents=True, exist_ok=True)
     data = [str(resolve_data(d)) for d in cfg.data]
-    metas = [shards.read_meta(d) for d in data]
-    if not metas:
-        raise ConfigError("data: at least one self-play data directory")
-    num_players = metas[0]["config"]["num_players"]
-    if any(m["config"]["num_players"] != num_players for m in metas):
-        raise ConfigError("data: directories of different player counts")
+    num_players = data_players(data)
     t0 = time.perf_counter()
     keys = fit_keys(cfg.target, cfg.seat_values)
     train = load_data(data, "train", cfg.max_records, keys)
@@ -429,10 +440,8 @@ def fit(cfg: FitConfig, out: str | Path, progress: bool = True) -> dict:
 def evaluate(path: str, games: int, num_players: int = 4, opponent: str = "rulebot", seed: int = EVAL_SEED,
              progress: bool = True) -> dict:
     """The network alone (`learned:path=...`) in one seat against `opponent` in the others, deals
-    rotated through every seat; win share with its Wilson 95% interval."""
-    from .expert_iteration import head_to_head
-
-    return head_to_head(f"learned:path={path}", opponent, games, num_players, seed, progress)
+    rotated through every seat; win share with its Wilson 95% interval (training.head_to_head)."""
+    return head_to_head.measure(f"learned:path={path}", opponent, games, num_players, seed, progress)
 
 
 def main(argv=None) -> int:
@@ -448,7 +457,11 @@ def main(argv=None) -> int:
         cfg = load_config(args.config, data=args.data)
         if args.evaluate < 0:
             raise ConfigError(f"--evaluate: games >= 0, got {args.evaluate}")
-        out = Path(args.out or default_out("fit", cfg.name))
+        if args.evaluate:
+            n = data_players([str(resolve_data(d)) for d in cfg.data])
+            if args.evaluate % n:
+                raise ConfigError(f"--evaluate: a multiple of the player count {n} (whole deals), got {args.evaluate}")
+        out = out_dir(args.out, "fit", cfg.name)
         res = fit(cfg, out)
     except (ConfigError, ValueError) as e:
         raise SystemExit(f"error: {e}")

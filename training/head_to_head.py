@@ -5,7 +5,7 @@ expert iteration's networks (docs/expert_iteration.md).
                                     [--out FILE.json]
 
 Game i is deal `seed + i // players` with AGENT in seat `i % players` and OPPONENT in the others
-(as training.expert_iteration.head_to_head), so every deal is played once from every seat; the win
+so every deal is played once from every seat; the win
 share (a win split among tied winners) with its Wilson 95% interval. `--games` must be a multiple
 of the player count (whole deals). `--workers W` plays the deals on W spawned processes (one torch
 thread each); the games and so the figures are the same as on one (each game's agents are reset from
@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-EVAL_SEED = 7_310_000            # deals no training or tournament config uses (training.fit.EVAL_SEED)
+EVAL_SEED = 7_310_000            # deals no training or tournament config uses
 STAT_KEYS = ("searched", "visited_not_prior_top", "played_not_prior_top", "legal", "visited", "top_visit_share")
 
 

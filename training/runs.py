@@ -27,6 +27,20 @@ def default_out(kind: str, name: str) -> Path:
     return out
 
 
+def out_dir(given: str | Path | None, kind: str, name: str) -> Path:
+    """The run folder of a command: `given` (its --out) or default_out(kind, name), created when
+    missing; a path that is a file, or where no folder can be made, is refused (ValueError naming it)."""
+    p = Path(given) if given is not None else default_out(kind, name)
+    what = "--out" if given is not None else "the run folder"
+    if p.exists() and not p.is_dir():
+        raise ValueError(f"{what}: {p} is a file, not a folder")
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise ValueError(f"{what}: {p}: cannot make a folder there ({e.strerror or e})") from None
+    return p
+
+
 def resolve_data(path: str | Path) -> Path:
     """A data folder named in a config: as given when it exists, else the same relative path under
     the runs folder (a leading `runs/` dropped: configs written before V1919_RUNS name `runs/selfplay/X`)."""

@@ -30,9 +30,14 @@ KINDS = {
     "tournament": ("agents.tournament.config:TournamentFile", "agents.tournament.config:load_config",
                    "v1919 tournament or ladder config (v1919 tournament, v1919 ladder)",
                    ["tournament/*.yaml", "ladder/*.yaml", "experiments/*.yaml"]),
-    "expert_iteration": ("training.expert_iteration:ExItConfig", "training.expert_iteration:load_config",
-                         "v1919 expert-iteration config (python -m training.expert_iteration)",
-                         ["expert_iteration/*.yaml"]),
+    "selfplay": ("training.selfplay:SelfPlayConfig", "training.selfplay:load_config",
+                 "v1919 self-play data config (python -m training.selfplay)",
+                 ["expert_iteration/selfplay_*.yaml", "experiments/expert_iteration/teacher/*.yaml"]),
+    "fit": ("training.fit:FitConfig", "training.fit:load_config", "v1919 fit config (python -m training.fit)",
+            ["expert_iteration/fit_*.yaml", "experiments/expert_iteration/fit/*.yaml"]),
+    "rounds": ("training.exit_rounds:RoundsConfig", "training.exit_rounds:load_config",
+               "v1919 expert-iteration rounds config (python -m training.exit_rounds)",
+               ["expert_iteration/rounds_*.yaml", "experiments/expert_iteration/rounds/*.yaml"]),
 }
 
 

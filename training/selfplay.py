@@ -31,23 +31,36 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 import numpy as np
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
+
+from v1919_env import config_schema
+from v1919_env.config_schema import Strict
 
 from . import shards
-from .runs import default_out
+from .runs import out_dir
 
 logger = logging.getLogger(__name__)
 SEED_STRIDE = 1_000_003
 KINDS = ("teacher", "rulebot", "network")
 
 
-class SeatMix(BaseModel):
+def _reward_schema(schema: dict) -> None:
+    from .config import reward_schema
+
+    reward_schema(schema)
+    schema["anyOf"].append({"type": "null", "description": "the training reward of the network searched"})
+
+
+RUN_NAME = Field(None, pattern=r"^[A-Za-z0-9_.-]+$",
+                 description="letters, digits, _ . or - (the run folder's name), or null (the config file's stem)")
+
+
+class SeatMix(Strict):
     """Probabilities that a seat is played by the teacher, a rule bot or the network alone."""
-    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
     teacher: float = Field(1.0, ge=0, le=1)
     rulebot: float = Field(0.0, ge=0, le=1)
     network: float = Field(0.0, ge=0, le=1)
@@ -59,15 +72,15 @@ class SeatMix(BaseModel):
         return self
 
 
-class SelfPlayConfig(BaseModel):
+class SelfPlayConfig(Strict):
     """A self-play data run (see the module docstring)."""
-    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
-    name: str = Field("selfplay", min_length=1, pattern=r"^[A-Za-z0-9_.-]+$")
+    KIND: ClassVar[str] = "selfplay"
+    name: str | None = RUN_NAME
     seed: int = Field(0, ge=0, le=2 ** 31 - 1)
     num_players: Literal[2, 3, 4] = 4
     variant: str = "standard"
     path: str | None = None                       # the network the teacher searches (None: the shipped one)
-    reward: str | dict[str, float] | None = None  # None: the network's training reward
+    reward: Annotated[Any, Field(json_schema_extra=_reward_schema)] = None   # None: the network's training reward
     games: int = Field(1000, ge=1)
     games_per_shard: int = Field(8, ge=1)
     lockstep_games: int = Field(64, ge=1)        # games a worker searches at once (whole shards; agents/lockstep.py)
@@ -85,6 +98,15 @@ class SelfPlayConfig(BaseModel):
 
         if v not in VARIANTS and v not in VARIANT_ALIASES:
             raise ValueError(f"one of {', '.join(VARIANTS)} (or {', '.join(VARIANT_ALIASES)})")
+        return v
+
+    @field_validator("reward")
+    @classmethod
+    def _reward(cls, v):
+        if v is not None:
+            from agents.guided import reward_spec
+
+            reward_spec(v)
         return v
 
     @field_validator("path")
@@ -113,41 +135,34 @@ class SelfPlayConfig(BaseModel):
         return math.ceil(self.games / self.games_per_shard)
 
 
-class ConfigError(ValueError):
-    """A config that cannot be run; the message names the field."""
-
-
-def config_error(e: ValidationError) -> ConfigError:
-    """A pydantic error as one line per field: `field.sub: message (got value)`."""
-    lines = []
-    for err in e.errors():
-        loc = ".".join(str(x) for x in err["loc"]) or "(top)"
-        msg = err["msg"].removeprefix("Value error, ")
-        lines.append(f"{loc}: {msg} (got {err.get('input')!r})" if "input" in err else f"{loc}: {msg}")
-    return ConfigError("; ".join(lines))
+class ConfigError(config_schema.ConfigError):
+    """A config that cannot be run; the message names the file and the field."""
 
 
 def load_config(path: str | Path | None = None, raw: dict | None = None, **overrides) -> SelfPlayConfig:
+    """A self-play config from the YAML file `path` (or the mapping `raw`); ConfigError names the field."""
     return read_model(SelfPlayConfig, path, raw, overrides)
 
 
 def read_model(model: type[BaseModel], path: str | Path | None, raw: dict | None, overrides: dict):
-    """A config of `model` from the YAML file `path` (or the mapping `raw`), with the overrides that
-    are not None laid over it; the name defaults to the file's stem; ConfigError names the field."""
-    if raw is None:
-        try:
-            raw = yaml.safe_load(Path(path).read_text()) or {}
-        except (OSError, yaml.YAMLError) as e:
-            raise ConfigError(f"{path}: {e}") from None
-    if not isinstance(raw, dict):
-        raise ConfigError(f"{path}: expected a mapping at the top")
-    raw = {**raw, **{k: v for k, v in overrides.items() if v is not None}}
-    if "name" not in raw and path is not None:
-        raw["name"] = Path(path).stem
-    try:
-        return model.model_validate(raw)
-    except ValidationError as e:
-        raise config_error(e) from None
+    """A config of `model` (the self-play, fit and rounds kinds) from the YAML file `path` (or the
+    mapping `raw`), with the overrides that are not None laid over it; a null or missing name takes
+    the file's stem (else the model's kind). Errors are one line naming the file and the field, as
+    every config kind's (v1919_env.config_schema); an empty file is refused, not run with defaults."""
+    def build(raw, name: str | None):
+        if path is not None and (raw is None or raw == {}):
+            raise ConfigError(f"the config is empty; a {model.KIND} config is a mapping of the keys "
+                              f"{', '.join(model.model_fields)} (see configs/expert_iteration/)")
+        if not isinstance(raw, dict):
+            raise ConfigError(f"expected a mapping of the keys {', '.join(model.model_fields)} at the top, got "
+                              f"{type(raw).__name__}")
+        raw = {**raw, **{k: v for k, v in overrides.items() if v is not None}}
+        cfg = config_schema.validate(model, raw, ConfigError)
+        if cfg.name is None:
+            cfg.name = name or model.KIND
+        return cfg
+
+    return build(raw, None) if raw is not None else config_schema.read_config(path, build, ConfigError)
 
 
 # ----------------------------------------------------------------------------- one shard
@@ -480,11 +495,13 @@ def generate(cfg: SelfPlayConfig, out: str | Path, workers: int | None = None, r
 
 
 def main(argv=None) -> int:
+    from agents.tournament.ray_pool import address_arg
+
     ap = argparse.ArgumentParser(prog="python -m training.selfplay", description=__doc__.split("\n\n")[0])
     ap.add_argument("config")
     ap.add_argument("--out", default=None, help="data directory (default $V1919_RUNS/selfplay/<name>, training.runs); resumes there")
     ap.add_argument("--workers", type=int, default=None, help="worker processes (default: every core)")
-    ap.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
+    ap.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS", type=address_arg,
                     help="play on Ray: local (default), auto or HOST:PORT")
     ap.add_argument("--games", type=int, default=None, help="override the config's games (grow a buffer)")
     ap.add_argument("--minutes", type=float, default=None,
@@ -495,13 +512,9 @@ def main(argv=None) -> int:
         if args.minutes is not None and not args.minutes >= 0:
             raise ConfigError(f"--minutes: a number >= 0, got {args.minutes}")
         cfg = load_config(args.config, games=args.games)
-        if args.ray is not None:
-            from agents.tournament.ray_pool import check_address
-
-            check_address(args.ray)
         if args.workers is not None and args.workers < 1:
             raise ConfigError(f"--workers: at least 1, got {args.workers}")
-        s = generate(cfg, args.out or default_out("selfplay", cfg.name), args.workers, args.ray,
+        s = generate(cfg, out_dir(args.out, "selfplay", cfg.name), args.workers, args.ray,
                      minutes=args.minutes)
     except (ConfigError, ValueError) as e:
         raise SystemExit(f"error: {e}")

@@ -325,7 +325,7 @@ def _add_nation_balance_command(sub) -> None:
                     help="player counts (default 3 4)")
     nb.add_argument("--agents", nargs="+", default=["rulebot", "random"],
                     help="compiled agents (rulebot, random), each in every seat (default rulebot random)")
-    nb.add_argument("--seed", type=int, default=0, help="the first game's seed (default 0)")
+    nb.add_argument("--seed", type=seed_arg, default=0, help="the first game's seed, 0..2**63-1 (default 0)")
     nb.add_argument("--records", default=None, metavar="FILE",
                     help="instead: the nations' win rates in game records (a .jsonl, or a tournament's output "
                          "directory) whose seats all play one agent")

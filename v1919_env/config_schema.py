@@ -1,5 +1,5 @@
 """Configs with a schema: the one layer under every YAML config reader (training, RLlib, tournaments,
-the ladder, expert iteration).
+the ladder, self-play, fits and expert-iteration rounds).
 
 A config kind is a pydantic model built on `Strict` (unknown keys refused, no coercion: no bool for
 an int, no "yes" for a bool, no NaN or infinity); `validate(Model, raw, error)` checks a decoded

@@ -32,6 +32,7 @@ def serve(spec: str, stdin=None, stdout=None, modules=()) -> int:
 
     from ..base import make_agent, parse_agent_spec
     from ..clock import TimeLeft
+    from ..play import not_an_action_id
     from . import protocol as P
 
     import importlib
@@ -73,7 +74,12 @@ def serve(spec: str, stdin=None, stdout=None, modules=()) -> int:
             t = msg.get("time")
             if t is not None:
                 agent.set_clock(TimeLeft(**t))
-            send({"type": "action", "id": int(agent.act(obs, mask, game))})
+            a = agent.act(obs, mask, game)
+            why = not_an_action_id(a)
+            if why:             # the arena's rule for an agent in process: the game is forfeited
+                print(f"client: the agent {why}", file=sys.stderr)
+                return 1
+            send({"type": "action", "id": int(a)})
         elif kind == "game_over":
             pass
         elif kind == "quit":

@@ -14,6 +14,7 @@ exactly as if its agent had raised there (`dead_worker_outcome`).
 """
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import os
@@ -121,6 +122,21 @@ class Progress:
         return self.buf[_GAME], self.buf[_PHASE], self.buf[_SEAT], list(self.buf[_HEADER:_HEADER + n])
 
 
+class AgentInterrupted(Exception):
+    """KeyboardInterrupt or SystemExit raised by an agent's own code in a worker (which ignores SIGINT,
+    so no Ctrl-C of the user's is ever one): a failure of the agent, its game forfeited as any other."""
+
+
+@contextlib.contextmanager
+def _agents_own(method: str):
+    try:
+        yield
+    except (KeyboardInterrupt, SystemExit) as e:
+        err = AgentInterrupted(f"{method} raised {type(e).__name__}")
+        err.forfeit_reason = f"{'raised' if method == 'act' else 'reset raised'} {type(e).__name__}: {e}".rstrip(": ")
+        raise err from None
+
+
 class _Watched(Agent):
     """An agent whose reset() and act() mark its seat as resetting or choosing in the worker's Progress."""
 
@@ -130,7 +146,8 @@ class _Watched(Agent):
 
     def reset(self, seed=None):
         self.progress.resetting(self.seat)
-        self.agent.reset(seed)
+        with _agents_own("reset"):
+            self.agent.reset(seed)
         self.progress.reset_done()
 
     def new_game(self, info: dict) -> None:
@@ -161,7 +178,8 @@ class _Watched(Agent):
         if told is not None and told.allowed_ms is not None:
             deadline = time.monotonic() + (told.allowed_ms + self.grace_ms) / 1000.0 + WATCHDOG_MARGIN_S
         self.progress.choosing(self.seat, deadline)
-        return self.agent.act(observation, action_mask, game)
+        with _agents_own("act"):
+            return self.agent.act(observation, action_mask, game)
 
     def game_over(self, record: dict) -> None:
         self.progress.reset_done()

@@ -51,13 +51,21 @@ def cmd_serve(args) -> int:
     except ImportError as e:
         raise CommandError(f"v1919 serve needs the web extra: pip install -e '.[web]' ({e})") from None
     s = serve_settings(args)
-    os.makedirs(os.path.dirname(os.path.abspath(s["db"])), exist_ok=True)
+    import sqlite3
+
+    folder = os.path.dirname(os.path.abspath(s["db"]))
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as e:
+        raise CommandError(f"--db {s['db']}: cannot make its folder {folder} ({e.strerror or e})") from None
     try:
         app = create_app(s["db"], agents=s["agents"] or DEFAULT_AGENTS, token=s["token"],
                          allowed_hosts=s["allowed_hosts"], bot_delay=s["bot_delay"],
                          analysis=s["analysis"] or DEFAULT_ANALYSIS, records=s["records"])
     except ValueError as e:         # an agent or analysis spec that does not build, a records file that is not one
         raise CommandError(str(e)) from None
+    except (sqlite3.Error, OSError) as e:
+        raise CommandError(f"--db {s['db']}: cannot open it as a SQLite database ({e})") from None
     shown = f"[{s['host']}]" if ":" in s["host"] else s["host"]
     url = f"http://{shown}:{s['port']}/" + (f"?token={s['token']}" if s["token"] else "")
     print(f"v1919 serve: games kept in {s['db']}; open {url}", flush=True)

@@ -17,22 +17,9 @@ ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = ROOT / "configs"
 SHIPPED = sorted(p for p in CONFIGS.rglob("*.yaml") if schemas.SCHEMA_DIR not in p.parents)
 
-# configs read by a loader that has no schema file here (the kind's module documents it)
-OTHER_LOADERS = {"expert_iteration/teacher/*.yaml": "training.selfplay:load_config",
-                 "expert_iteration/fit/*.yaml": "training.fit:load_config",
-                 "expert_iteration/rounds/*.yaml": "training.exit_rounds:load_config"}
-
-
 def _loader(path: Path):
     kind = schemas.kind_of(path)
-    if kind is not None:
-        return schemas.loader(kind)
-    rel = path.relative_to(CONFIGS)
-    for glob, ref in OTHER_LOADERS.items():
-        if rel.match(glob):
-            module, _, name = ref.partition(":")
-            return getattr(importlib.import_module(module), name)
-    return None
+    return None if kind is None else schemas.loader(kind)
 
 
 def _id(p: Path) -> str:
@@ -56,13 +43,22 @@ def test_the_kinds_of_the_shipped_folders():
     assert schemas.kind_of(CONFIGS / "train" / "rllib_smoke.yaml") == "rllib"
     assert schemas.kind_of(CONFIGS / "tournament" / "quick.yaml") == "tournament"
     assert schemas.kind_of(CONFIGS / "ladder" / "ladder_4p.yaml") == "tournament"
-    assert schemas.kind_of(CONFIGS / "expert_iteration" / "exit_smoke.yaml") == "expert_iteration"
-    assert schemas.kind_of(CONFIGS / "expert_iteration" / "teacher" / "teacher_4p.yaml") is None
+    assert schemas.kind_of(CONFIGS / "experiments" / "goals_4p.yaml") == "tournament"
+    for kind, one_experiment in (("selfplay", "teacher/teacher_4p.yaml"), ("fit", "fit/fit_4p_r1.yaml"),
+                                 ("rounds", "rounds/rounds_4p_s1.yaml")):
+        assert schemas.kind_of(CONFIGS / "expert_iteration" / f"{kind}_4p.yaml") == kind
+        assert schemas.kind_of(CONFIGS / "experiments" / "expert_iteration" / one_experiment) == kind
+    assert schemas.kind_of(ROOT / "README.md") is None
+
+
+def test_one_config_a_user_starts_from_per_kind_of_expert_iteration_run():
+    assert sorted(p.name for p in (CONFIGS / "expert_iteration").iterdir()) == [
+        "fit_4p.yaml", "rounds_4p.yaml", "selfplay_4p.yaml"]
 
 
 def test_there_are_shipped_configs_of_every_kind():
     kinds = {schemas.kind_of(p) for p in SHIPPED}
-    assert set(schemas.KINDS) <= kinds and len(SHIPPED) >= 30
+    assert set(schemas.KINDS) <= kinds and None not in kinds and len(SHIPPED) >= 60
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=_id)
@@ -72,9 +68,9 @@ def test_every_shipped_config_is_read_by_its_loader(path):
     assert load(path) is not None
 
 
-@pytest.mark.parametrize("path", [p for p in SHIPPED if schemas.kind_of(p)], ids=_id)
+@pytest.mark.parametrize("path", SHIPPED, ids=_id)
 def test_every_shipped_config_passes_its_json_schema(path):
-    jsonschema = pytest.importorskip("jsonschema")
+    import jsonschema
     schema = json.loads(schemas.path_of(schemas.kind_of(path)).read_text(encoding="utf-8"))
     jsonschema.Draft202012Validator.check_schema(schema)
     errors = [f"{list(e.absolute_path)}: {e.message}"
@@ -85,9 +81,10 @@ def test_every_shipped_config_passes_its_json_schema(path):
 @pytest.mark.parametrize("kind, bad", [
     ("train", {"name": "x", "ppo": {"batch_sise": 64}}), ("train", {"name": "x", "evaluation": {"deterministic": "yes"}}),
     ("rllib", {"name": "x", "num_players": 1}), ("tournament", {"num_players": 4, "games": 0, "agents": ["random"]}),
-    ("expert_iteration", {"variant": "bogus"}), ("expert_iteration", {"evaluation": {"rulebot": "yes"}})])
+    ("selfplay", {"games": 0}), ("selfplay", {"seats": {"teacher": "all"}}), ("fit", {"arch": {"trunk": [0]}}),
+    ("fit", {"target": "bogus"}), ("rounds", {"evaluation": {"games": -4}}), ("rounds", {"window": "2"})])
 def test_the_json_schema_and_the_loader_both_refuse_a_bad_config(kind, bad, tmp_path):
-    jsonschema = pytest.importorskip("jsonschema")
+    import jsonschema
     from v1919_env.config_schema import ConfigError
 
     schema = json.loads(schemas.path_of(kind).read_text(encoding="utf-8"))
