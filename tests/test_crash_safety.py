@@ -276,6 +276,17 @@ def test_pettingzoo_step_none_after_every_agent_is_done():
     (["nation-balance", "--records", "/nonexistent/games.jsonl"], "cannot read"),
     (["nation-balance", "--agents", "guided"], "--agents"),
     (["nation-balance", "--games", "0"], "--games"),
+    # issue 43
+    (["nation-balance", "--seed", "18446744073709551616", "--games", "8", "--players", "4", "--agents", "random"],
+     "--seed"),
+    (["nation-balance", "--seed", "-1", "--games", "8", "--players", "4", "--agents", "random"], "--seed"),
+    (["nation-balance", "--seed", str(2 ** 63 - 1), "--games", "8", "--players", "4", "--agents", "random"],
+     "pass 2**63-1"),
+    (["serve", "--db", "/proc/version/x.sqlite3"], "--db /proc/version/x.sqlite3: cannot make its folder"),
+    (["serve", "--db", "/proc"], "--db /proc: cannot open it as a SQLite database"),
+    (["demo", "--agents", "random:,random"], "agent spec 'random:': a ':' and no options after it"),
+    (["benchmark", "random:"], "agent spec 'random:': a ':' and no options after it"),
+    (["play", "--agents", "random:=3,random,random,random", "--no-log"], "is not key=value"),
 ])
 def test_cli_user_errors_are_one_line_not_a_traceback(args, says):
     p = run_cli(*args)

@@ -17,6 +17,10 @@ A record holds everything that defines the game and its outcome:
                            defaults (absent, as in records written before it: faction None, target 20)
     seating                the nations clockwise from seat 0 (Game.new's `seating`), when not the seat
                            order (absent: the seat order, as in records written before it)
+    digest                 SHA-256 (16 hex digits) of the record's canonical JSON without it (record_digest):
+                           a record edited after it was written (a setting flipped, a seat's agent or label
+                           changed, a result rewritten) does not replay as exact. It catches edits, not
+                           forgery: anyone can recompute it (absent in records written before it)
 
 `read_games` and `parse_lines` check every record (`check_record`): each field's type and range, the
 game's settings by the rules Game.new applies; a RecordError names the line and the field at fault.
@@ -29,6 +33,7 @@ are ranked among themselves by the scores at that moment. `winners` are the seat
 """
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -93,7 +98,15 @@ def make_record(*, game_index: int, seed: int, num_players: int, variant: str, n
                             "target_vp": int(solitaire.get("target_vp", SOLO_DEFAULT_TARGET))}
     if seating is not None and list(seating) != list(NATIONS[:len(seating)]):
         rec["seating"] = list(seating)
+    rec["digest"] = record_digest(rec)
     return rec
+
+
+def record_digest(rec: dict) -> str:
+    """The `digest` of a record: SHA-256 of its canonical JSON (sorted keys, no spaces) without the
+    digest itself, 16 hex digits."""
+    body = json.dumps({k: v for k, v in rec.items() if k != "digest"}, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(body.encode("utf-8")).hexdigest()[:16]
 
 
 def write_record(fh, record: dict) -> None:
@@ -119,6 +132,8 @@ def check_record(rec, where: str = "record") -> dict:
     for key in ("timing", "tournament"):
         if rec.get(key) is not None:
             _object(rec[key], where, key)
+    if "digest" in rec and not isinstance(rec["digest"], str):
+        raise _bad(where, "digest", "a string of 16 hex digits", rec["digest"])
     return rec
 
 
@@ -317,6 +332,9 @@ def result_differences(rec: dict, game: Game) -> list[str]:
     want = rec["result"]
     forfeit = want.get("forfeit")
     diffs = []
+    if "digest" in rec and rec["digest"] != record_digest(rec):
+        diffs.append(f"digest: recorded {rec['digest']!r}, the record's content gives {record_digest(rec)!r} (the "
+                     f"record was edited after it was written)")
     if forfeit is None and not game.is_over:
         diffs.append(f"the recorded actions end at step {game.decisions_taken} but the game is not over")
     if forfeit is not None and game.is_over:

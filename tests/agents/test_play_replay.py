@@ -50,13 +50,36 @@ def test_tampered_record_is_caught():
     bad = json.loads(json.dumps(rec))
     bad["result"]["scores"][2]["total"] += 1
     diffs = result_differences(bad, replay(bad))
-    assert diffs == [f"seat 2 total: recorded {rec['result']['scores'][2]['total'] + 1}, "
-                     f"replayed {rec['result']['scores'][2]['total']}"]
+    assert diffs[0].startswith(f"digest: recorded {rec['digest']!r}") and "edited after it was written" in diffs[0]
+    assert diffs[1:] == [f"seat 2 total: recorded {rec['result']['scores'][2]['total'] + 1}, "
+                         f"replayed {rec['result']['scores'][2]['total']}"]
+    del bad["digest"]                 # a record written before digests: the replay alone judges it
+    assert len(result_differences(bad, replay(bad))) == 1
     short = dict(rec, actions=rec["actions"][:-1])
     assert any("not over" in d for d in result_differences(short, replay(short)))
     wrong = dict(rec, actions=[10 ** 6] + rec["actions"][1:])
     with pytest.raises(RecordError, match="step 0"):
         replay(wrong)
+
+
+@pytest.mark.parametrize("edit", ["negotiation", "label", "agent", "seed of a seat", "tournament"])
+def test_a_record_edited_where_the_replay_cannot_see_it_is_not_exact(edit):
+    """Flipping negotiation on a game where nobody negotiated, or renaming a seat's agent, replays the
+    same moves: the digest written with the record is what tells (issue 43)."""
+    rec = play(["random"] * 4, seed=1)
+    assert result_differences(rec, replay(rec)) == []
+    bad = json.loads(json.dumps(rec))
+    if edit == "negotiation":
+        bad["negotiation"] = True
+    elif edit == "label":
+        bad["seats"][0]["label"] = "bogus"
+    elif edit == "agent":
+        bad["seats"][0]["agent"] = "rulebot"
+    elif edit == "seed of a seat":
+        bad["seats"][1]["seed"] += 1
+    else:
+        bad["tournament"] = {"name": "x", "fingerprint": "y"}
+    assert [d.split(":")[0] for d in result_differences(bad, replay(bad))] == ["digest"]
 
 
 @pytest.mark.parametrize("agent, reason", [

@@ -21,7 +21,7 @@ import pytest
 import yaml
 
 from helpers import agent_fixtures  # noqa: F401  (registers the test agents)
-from v1919_env.records import read_games, replay, result_differences
+from v1919_env.records import read_games, record_digest, replay, result_differences
 from agents.tournament import (ConfigError, TournamentError, config_from_dict, finished_games, play_games,
                                report, schedule_period, seating)
 from agents.tournament.stats import agent_rows, wilson_interval
@@ -229,6 +229,39 @@ def test_forfeits_are_recorded_and_the_tournament_goes_on(tmp_path):
     assert "## Forfeits" in (tmp_path / "results.md").read_text()
 
 
+@pytest.mark.parametrize("exit", [False, True])
+def test_an_agent_raising_keyboardinterrupt_in_a_worker_forfeits_quietly(exit, tmp_path, capfd):
+    """Workers ignore SIGINT, so a KeyboardInterrupt (or SystemExit) there comes from the agent's own
+    code: its games are forfeited with the reason, no worker prints a traceback (issue 43)."""
+    cfg = config_from_dict(cfg_dict(workers=2, games=4, modules=["helpers.agent_fixtures"], agents=[
+        "random", {"name": "random", "label": "r2"}, {"name": "random", "label": "r3"},
+        {"name": "test_interrupts", "options": {"exit": exit}}]))
+    run = play_games(cfg, tmp_path, progress=False)
+    assert run["played"] == 4 and not run["failed"]
+    err = capfd.readouterr().err
+    assert "Traceback" not in err, err
+    want = "raised SystemExit: 3" if exit else "raised KeyboardInterrupt"
+    assert [r["result"]["forfeit"]["reason"] for r in read_games(tmp_path / "games.jsonl")] == [want] * 4
+
+
+@pytest.mark.parametrize("value", [13.0, "13", True])
+def test_an_action_that_is_not_an_integer_forfeits_however_the_agent_runs(value, tmp_path):
+    """13.0, "13" or True from act(): a forfeit in process and as a bot process alike (the process
+    client applies the arena's rule instead of converting with int(); issue 43)."""
+    reasons = {}
+    for isolate in ("none", "auto"):
+        cfg = config_from_dict(cfg_dict(games=4, isolate=isolate, modules=["helpers.agent_fixtures"], agents=[
+            "random", {"name": "random", "label": "r2"}, {"name": "random", "label": "r3"},
+            {"name": "test_illegal", "options": {"value": value}}]))
+        assert (cfg.agents[3]["agent"] == "process") == (isolate == "auto")
+        play_games(cfg, tmp_path / isolate, progress=False)
+        recs = read_games(tmp_path / isolate / "games.jsonl")
+        assert all(r["result"]["forfeit"]["label"] == "test_illegal" for r in recs) and len(recs) == 4
+        reasons[isolate] = recs[0]["result"]["forfeit"]["reason"]
+    said = f"returned {value!r} ({type(value).__name__}), not an integer action id"
+    assert reasons["none"] == said and reasons["auto"].endswith(f"its stderr ends: {'client: the agent ' + said!r}"), reasons
+
+
 def test_resume_skips_finished_games_and_repairs_a_cut_line(tmp_path, caplog, capsys):
     cfg = config_from_dict(cfg_dict())
     play_games(cfg, tmp_path, progress=False)
@@ -357,8 +390,9 @@ def test_a_dead_worker_is_judged_by_where_its_game_stood():
     assert rec["result"]["forfeit"] == dict(f, reason="its worker process died while it was choosing (killed by "
                                                       "SIGSEGV)")
     assert "timing" not in rec
-    assert {k: v for k, v in rec.items() if k != "result"} == \
-        {k: v for k, v in raised.items() if k not in ("result", "timing")}
+    assert {k: v for k, v in rec.items() if k not in ("result", "digest")} == \
+        {k: v for k, v in raised.items() if k not in ("result", "timing", "digest")}
+    assert rec["digest"] == record_digest(rec)
     assert {k: v for k, v in rec["result"].items() if k != "forfeit"} == \
         {k: v for k, v in raised["result"].items() if k != "forfeit"}
     progress.start(1)                                   # building the agents

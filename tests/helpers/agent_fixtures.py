@@ -46,6 +46,17 @@ class IllegalAgent(Agent):
         return int(np.flatnonzero(action_mask == 0)[0])
 
 
+@register("test_interrupts")
+class InterruptingAgent(Agent):
+    """Raises KeyboardInterrupt (or SystemExit with `exit`) from its own code at its first decision."""
+
+    def __init__(self, exit: bool = False):
+        self.exit = exit
+
+    def act(self, observation, action_mask, game=None):
+        raise SystemExit(3) if self.exit else KeyboardInterrupt
+
+
 @register("test_exit")
 class ExitingAgent(RandomAgent):
     """Plays like `random`; kills its own process (a dead worker) at its `at`-th decision (0-based) of
