@@ -17,10 +17,11 @@ A record holds everything that defines the game and its outcome:
                            defaults (absent, as in records written before it: faction None, target 20)
     seating                the nations clockwise from seat 0 (Game.new's `seating`), when not the seat
                            order (absent: the seat order, as in records written before it)
-    digest                 SHA-256 (16 hex digits) of the record's canonical JSON without it (record_digest):
-                           a record edited after it was written (a setting flipped, a seat's agent or label
-                           changed, a result rewritten) does not replay as exact. It catches edits, not
-                           forgery: anyone can recompute it (absent in records written before it)
+    digest                 SHA-256 (16 hex digits) of the record's canonical JSON without it and without
+                           timing (record_digest; the same game gives the same digest): a record edited after
+                           it was written (a setting flipped, a seat's agent or label changed, a result
+                           rewritten) does not replay as exact. It catches edits, not forgery: anyone can
+                           recompute it (absent in records written before it)
 
 `read_games` and `parse_lines` check every record (`check_record`): each field's type and range, the
 game's settings by the rules Game.new applies; a RecordError names the line and the field at fault.
@@ -104,8 +105,9 @@ def make_record(*, game_index: int, seed: int, num_players: int, variant: str, n
 
 def record_digest(rec: dict) -> str:
     """The `digest` of a record: SHA-256 of its canonical JSON (sorted keys, no spaces) without the
-    digest itself, 16 hex digits."""
-    body = json.dumps({k: v for k, v in rec.items() if k != "digest"}, sort_keys=True, separators=(",", ":"))
+    digest itself and the timing (which differs run to run), 16 hex digits."""
+    body = json.dumps({k: v for k, v in rec.items() if k not in ("digest", "timing")}, sort_keys=True,
+                      separators=(",", ":"))
     return hashlib.sha256(body.encode("utf-8")).hexdigest()[:16]
 
 
