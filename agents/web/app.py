@@ -174,7 +174,11 @@ class Room:
         self._apply(action)
 
     def undo_step(self) -> int | None:
-        """The step of the last human move (an undo goes back to just before it); None if none."""
+        """The step of the last human move (an undo goes back to just before it); None if none, or
+        once the game is over: its record (with the seed, hence every deck order and die) is then
+        public, so reopening the game would let a player replay it knowing the future."""
+        if self.game.is_over:
+            return None
         return next((m["step"] for m in reversed(self.moves) if m["player"] == HUMAN), None)
 
     def undo(self, step: int) -> None:
@@ -237,6 +241,8 @@ class Room:
             if msg["type"] == "analyze":
                 return "analyze", step
             back = self.undo_step()
+            if back is None and self.game.is_over:
+                raise Refused("the game is over: its moves are final (its record, with the seed, is public now)")
             if back is None:
                 raise Refused("nothing to undo: no human move yet")
             return "undo", back

@@ -85,6 +85,13 @@ def test_a_game_against_bots_is_played_to_its_end(db, tmp_path):
                 assert m["log"] and m["log"][-1] == m["last_move"]
         assert m["scores"] and m["legal"] == [] and m["to_move"] is None
         assert {s["player"] for s in (m["last_move"], *m["log"])} <= {"human", "random"}
+        # the record (the seed, hence the future of a reopened game) is public now: no undo after the end
+        assert not m["can_undo"]
+        with client.websocket_connect(f"/ws/{gid}") as ws:
+            assert ws.receive_json()["over"]
+            ws.send_json({"type": "undo", "step": m["step"]})
+            assert "the game is over: its moves are final" in ws.receive_json()["error"]
+        assert len(Store(db).load(gid)[1]) == m["step"]
         rec = client.get(f"/api/games/{gid}/record")
         assert rec.status_code == 200 and "attachment" in rec.headers["content-disposition"]
     record = check_record(json.loads(rec.text))

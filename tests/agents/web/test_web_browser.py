@@ -79,6 +79,7 @@ def test_a_game_played_by_clicks_resumes_after_a_reload_and_a_restart(browser, t
         assert b.js("document.querySelector('#log li.last').value") == int(shown.split("step ")[1].split(")")[0])
         assert b.js("document.querySelectorAll('#scores tr').length") == 3
         assert b.js("fetch(document.getElementById('record').href).then(r => r.text())").startswith('{"format"')
+        assert b.js("document.getElementById('undo').hidden")      # the record is public: the moves are final
         png = b.call("Page.captureScreenshot", format="png")["data"]
         (tmp_path / "finished_game.png").write_bytes(base64.b64decode(png))
 
