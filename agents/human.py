@@ -13,6 +13,8 @@ import sys
 
 import numpy as np
 
+from v1919_env.decisions import decision_text
+
 from .base import Agent, register
 
 
@@ -57,7 +59,7 @@ class HumanAgent(Agent):
         if game.solitaire:                           # the player's faction; a bot's choice left to the player
             seat = game.seat_name(game.solo_faction)
             for_usa = f" for the {game.seat_name(game.acting_for)} bot" if game.acting_for != game.solo_faction else ""
-        lines = [f"\n{seat}: decide '{game.decision}'{for_usa} ({len(legal_ids)} legal actions)"]
+        lines = [f"\n{seat}{for_usa}: {decision_text(game)} ({len(legal_ids)} legal actions)"]
         lines += [f"{k:>4}. {game.describe(a)}" for k, a in enumerate(legal_ids, 1)]
         self._write("\n".join(lines) + "\n")
         while True:

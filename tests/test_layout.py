@@ -15,8 +15,8 @@ from helpers.import_graph import ROOT, cycles, import_graph, project_modules
 LAYERS = [
     ("core", ["v1919_env.core"]),                                  # the compiled rules
     ("cards", ["v1919_env.cards"]),                                # card data: load, validate, names
-    ("vocabularies", ["v1919_env.actions", "v1919_env.rewards", "v1919_env.seating", "v1919_env.variants",
-                      "v1919_env.logs"]),
+    ("vocabularies", ["v1919_env.actions", "v1919_env.decisions", "v1919_env.rewards", "v1919_env.seating",
+                      "v1919_env.variants", "v1919_env.logs"]),
     ("positions and drawings", ["v1919_env.positions", "v1919_env.view.text", "v1919_env.view.scene",
                                 "v1919_env.view.svg", "v1919_env.view.raster"]),
     ("game", ["v1919_env.game"]),

@@ -197,6 +197,10 @@ def describe(action: int, game=None) -> str:
     if kind == "naval_flag":
         return f"place the naval counter with the {('UK', 'USA')[p['flag']]} flag"
     if kind == "accept":
+        if game is not None:
+            from .decisions import accept_words
+
+            return accept_words(game, bool(p["yes"]))
         return "accept" if p["yes"] else "decline"
     if kind == "advance_issue":
         return f"move {slot_name(2 + p['slot'])} to the table"
@@ -212,6 +216,12 @@ def describe(action: int, game=None) -> str:
             return "draw two issues and keep one"
         return f"take discard #{p['source'] + 1} into the waiting room (cost {p['source']})"
     if kind == "keep":
+        from .decisions import drawn_issues
+
+        d = drawn_issues(game) if game is not None else None
+        if d is not None:
+            return (f"keep {game.names.issue_at(d[p['which']])} (discard "
+                    f"{game.names.issue_at(d[1 - p['which']])})")
         return f"keep the {('first', 'second')[p['which']]} drawn issue"
     if kind == "modifier":
         r = game.uprising_region() if game is not None else None
@@ -233,9 +243,13 @@ def describe(action: int, game=None) -> str:
         name = game.strategy_name(p["strategy"]) if game is not None else f"#{p['strategy']}"
         return f"take strategy card {name}"
     if kind == "branch":
-        return f"choose alternative {p['branch'] + 1}"
+        which = ("first", "second", "third", "fourth")[p["branch"]] if p["branch"] < 4 else f"#{p['branch'] + 1}"
+        from .decisions import event_in_play
+
+        ev = event_in_play(game) if game is not None else None
+        return f"the {which} alternative" + (f" of {game.names.event_at(ev[0])}" if ev is not None else " on the card")
     if kind == "sign":
-        return ("remove / subtract", "add")[p["add"]]
+        return ("subtract: Unrest goes down", "add: Unrest goes up")[p["add"]]
     if kind == "unit_to_available":
         src = "exhausted" if p["source"] == 0 else _region(p["source"] - 1)
         return f"move a unit from {src} to available"

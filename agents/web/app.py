@@ -33,6 +33,7 @@ from agents.base import Agent, AgentError, make_agent, parse_agent_spec
 from agents.play import hand_off, observe_seat, seat_spec
 from v1919_env.core.vocab import NATIONS
 from v1919_env.game import Game, card_tables
+from v1919_env.decisions import decision_text
 from v1919_env.records import RecordError, game_result, make_record
 from v1919_env.variants import variant_names
 from v1919_env.seating import parse_seating, seating_names
@@ -131,6 +132,7 @@ def public_view(gid: str, settings: dict, game: Game, moves: list[dict]) -> dict
         "seats": [{"seat": p, "name": name, "player": seats[p]} for p, name in enumerate(seat_names(game))],
         "over": over, "to_move": to_move, "human_to_move": human_turn,
         "turn": int(game.turn), "decision": None if over else game.decision,
+        "decision_text": decision_text(game),
         "legal": [dict({"action": int(a), "name": game.describe(int(a))},
                        **({"place": places[int(a)]} if int(a) in places else {})) for a in legal],
         "last_move": moves[-1] if moves else None,

@@ -150,7 +150,7 @@ function draw(s) {{
   const who = s.to_move === null ? null : s.seats[s.to_move];
   el("status").dataset.step = s.step;
   el("status").textContent = s.over ? "the game is over" :
-    `step ${{s.step}}, turn ${{s.turn}}: ${{who.name}} (${{who.player}}) to move: ${{s.decision}}` +
+    `step ${{s.step}}, turn ${{s.turn}}, ${{who.player}} to move: ${{s.decision_text}}` +
     (s.failure ? ` (stopped: ${{s.failure}})` : "");
   el("lastmove").replaceChildren(...(s.last_move ? [text("p", `last move (step ${{s.last_move.step}}): ` + moveText(s.last_move), "last")] : []));
   el("legal").replaceChildren(...s.legal.map(a => {{

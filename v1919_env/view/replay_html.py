@@ -16,6 +16,7 @@ import html
 import json
 from pathlib import Path
 
+from v1919_env.decisions import decision_label
 from v1919_env.view.scene import board_scene
 from v1919_env.view.svg import svg_element, svg_open
 
@@ -79,7 +80,7 @@ def replay_frames(record) -> dict:
             text = game.describe(action)
         except (ValueError, IndexError, TypeError):       # not an action id: the step right after says why
             text = f"action {action!r}"
-        moves.append({"step": step, "seat": game.seat_name(seat), "agent": agent, "decision": game.decision,
+        moves.append({"step": step, "seat": game.seat_name(seat), "agent": agent, "decision": decision_label(game),
                       "text": text})
 
     try:

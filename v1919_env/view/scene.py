@@ -18,6 +18,7 @@ from typing import NamedTuple
 from v1919_env.core import layout as L
 from v1919_env.core.tables import T_FIRST_DEP_COL, T_THRESH
 from v1919_env.core.vocab import COUNTER_BASE, REGIONS
+from v1919_env.decisions import decision_label
 
 WIDTH, HEIGHT = 1280, 800        # even sizes: video encoders need them
 
@@ -133,15 +134,7 @@ class _Board:
                                          ("player", who or ""))))
 
     def decision_text(self) -> str:
-        g = self.g
-        text = g.decision.replace("_", " ")
-        i = g.option_issue()
-        if i is not None:
-            text += f" for {g.names.issue_at(i)}"
-        r = g.uprising_region()
-        if r is not None:
-            text += f" (uprising in {self.region_names[r]})"
-        return text
+        return decision_label(self.g)
 
     # ------------------------------------------------------------------ region tracks
     def tracks(self):

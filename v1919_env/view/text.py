@@ -4,6 +4,7 @@ from __future__ import annotations
 from v1919_env.core import layout as L
 from v1919_env.core.tables import T_ISSUE_STARS, T_THRESH
 from v1919_env.core.vocab import NATIONS, REGIONS
+from v1919_env.decisions import decision_label
 
 _SHORT = {"uk": "UK", "france": "FR", "usa": "US", "italy": "IT", "japan": "JP"}
 
@@ -42,7 +43,7 @@ def render_text(g) -> str:
     over = " - GAME OVER" + (" (truncated)" if g.truncated else "") if g.is_over else ""
     players = "solitaire" if g.solitaire else f"{g.num_players} players"
     out.append(f"Versailles 1919 | {players} | turn {g.turn} | active "
-               f"{g.seat_name(g.active_player)} | decision: {g.decision} by {decider(g)}{over}")
+               f"{g.seat_name(g.active_player)} | deciding: {decision_label(g)}, by {decider(g)}{over}")
     if g.solitaire:
         out.append(solitaire_line(g))
     untracked = {L.USA_FACTION} if g.two_player else set()       # the 2-player USA has no happiness (EN:779)
