@@ -59,7 +59,10 @@ class HumanAgent(Agent):
         if game.solitaire:                           # the player's faction; a bot's choice left to the player
             seat = game.seat_name(game.solo_faction)
             for_usa = f" for the {game.seat_name(game.acting_for)} bot" if game.acting_for != game.solo_faction else ""
-        lines = [f"\n{seat}{for_usa}: {decision_text(game)} ({len(legal_ids)} legal actions)"]
+        said = decision_text(game)               # names the deciding nation (and the faction or bot decided for)
+        if game.two_player and for_usa:
+            said = f"{seat} decides{for_usa}: {said}"
+        lines = [f"\n{said} ({len(legal_ids)} legal actions)"]
         lines += [f"{k:>4}. {game.describe(a)}" for k, a in enumerate(legal_ids, 1)]
         self._write("\n".join(lines) + "\n")
         while True:

@@ -48,7 +48,7 @@ def test_play_human_solitaire(monkeypatch, capsys):
     assert main(["play", "--agents", "human", "--seed", "4", "--no-log"]) == 0
     out = capsys.readouterr().out
     assert "player: human" in out
-    assert "USA for the UK bot: UK to play" in out          # seed 4: the player starts as the USA
+    assert "\nUSA (for the UK bot) to play: a political action" in out          # seed 4: the player starts as the USA
     assert "VP of 20 ->" in out
 
 

@@ -83,11 +83,19 @@ def event_text(game, e: int, part: int) -> str:
     return card.get(("crisis", "conference")[part], {}).get("text", "")
 
 
+def _who(game) -> str:
+    """The deciding side: the seat; in the 2-player game the faction it decides for (the USA's own
+    decisions); in the solitaire game the player's faction, and the bot it decides for (EN:949-953)."""
+    if game.solitaire:
+        me = game.seat_name(game.solo_faction)
+        return me if game.acting_for == game.solo_faction else f"{me} (for the {game.seat_name(game.acting_for)} bot)"
+    return game.seat_name(game.acting_for if game.two_player else game.current_player)
+
+
 def _context(game) -> dict:
     s = game.state
     ev = event_in_play(game)
-    ctx = {"who": game.seat_name(game.acting_for) if game.two_player else game.seat_name(game.current_player),
-           "issue": "an issue", "event": "the event", "region": "a region", "drawn": "two issues", "card": ""}
+    ctx = {"who": _who(game), "issue": "an issue", "event": "the event", "region": "a region", "drawn": "two issues", "card": ""}
     issue = game.option_issue()
     if issue is None and int(s[L.SETTLING]) >= 0:
         issue = int(s[L.SETTLING])

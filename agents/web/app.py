@@ -111,6 +111,9 @@ def new_game(settings: dict) -> Game:
 
 
 def seat_names(game: Game) -> list[str]:
+    """The nation of each seat; in the solitaire game the faction the player controls now."""
+    if game.solitaire:
+        return [game.seat_name(game.solo_faction)]
     return [game.seat_name(p) for p in range(game.num_players)]
 
 
@@ -133,6 +136,7 @@ def public_view(gid: str, settings: dict, game: Game, moves: list[dict]) -> dict
         "over": over, "to_move": to_move, "human_to_move": human_turn,
         "turn": int(game.turn), "decision": None if over else game.decision,
         "decision_text": decision_text(game),
+        "solitaire": ({"vp": int(game.player_vp), "target": int(game.target_vp)} if game.solitaire else None),
         "legal": [dict({"action": int(a), "name": game.describe(int(a))},
                        **({"place": places[int(a)]} if int(a) in places else {})) for a in legal],
         "last_move": moves[-1] if moves else None,

@@ -151,6 +151,7 @@ function draw(s) {{
   el("status").dataset.step = s.step;
   el("status").textContent = s.over ? "the game is over" :
     `step ${{s.step}}, turn ${{s.turn}}, ${{who.player}} to move: ${{s.decision_text}}` +
+    (s.solitaire ? ` (${{s.seats[0].name}}: ${{s.solitaire.vp}} VP of the ${{s.solitaire.target}} to win)` : "") +
     (s.failure ? ` (stopped: ${{s.failure}})` : "");
   el("lastmove").replaceChildren(...(s.last_move ? [text("p", `last move (step ${{s.last_move.step}}): ` + moveText(s.last_move), "last")] : []));
   el("legal").replaceChildren(...s.legal.map(a => {{

@@ -77,7 +77,7 @@ def test_v1919_play_with_a_human_through_a_pipe():
     # the 2-player game: the human is told when it decides for the USA faction
     r = _v1919(["play", "--agents", "random,human", "--seed", "5"], "1\n" * 5000)
     assert r.returncode == 0, r.stderr
-    assert "FRANCE for the USA: USA to play: a political action" in r.stdout and "FRANCE, your choice" in r.stdout
+    assert "FRANCE decides for the USA: USA to play: a political action" in r.stdout and "FRANCE, your choice" in r.stdout
     assert "usa" in r.stdout and "winner" in r.stdout
     # quitting ends the game cleanly, and the exit status says it was not played out (issue 32)
     r = _v1919(["play", "--agents", "random,random,human,random", "--seed", "5"], "1\nq\n")

@@ -120,6 +120,13 @@ def test_a_solitaire_game_has_one_human_seat(db):
         gid = new_game(client, ["human"])
         m = client.get(f"/api/games/{gid}").json()
         assert m["num_players"] == 1 and m["human_to_move"] and m["legal"]
+        # the player's faction everywhere (not seat 0's UK), and the VP against the target (issue 42)
+        settings = Store(db).load(gid)[0]
+        g = Game.new(1, seed=settings["seed"])
+        mine = g.seat_name(g.solo_faction)
+        assert m["seats"] == [{"seat": 0, "name": mine, "player": "human"}]
+        assert m["solitaire"] == {"vp": g.player_vp, "target": g.target_vp} and m["solitaire"]["target"] == 20
+        assert m["decision_text"].startswith(mine)
 
 
 def play_human_moves(ws, k, seed, m=None):
