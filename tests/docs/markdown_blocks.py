@@ -7,6 +7,8 @@ Markers (HTML comments, invisible on the site and on GitHub, on the line before 
   long tournament, a command that needs a cluster); the reason is required.
 - `<!-- output -->`: the block that follows (```text) is the output of the block before it; every
   non-blank line of it, `...` lines aside, must appear in that output, in order.
+- `<!-- file: NAME -->`: the block that follows is a file the reader saves as NAME (a module, a
+  config); the tests write it into the page's scratch folder before any block runs, and do not run it.
 """
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PAGES = sorted((ROOT / "docs").rglob("*.md")) + [ROOT / "README.md"]
 
 FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>```+|~~~+)\s*(?P<info>[^`]*)$")
-MARKER = re.compile(r"^\s*<!--\s*(?P<kind>not-run|output)\s*(?::\s*(?P<reason>.*?))?\s*-->\s*$")
+MARKER = re.compile(r"^\s*<!--\s*(?P<kind>not-run|output|file)\s*(?::\s*(?P<reason>.*?))?\s*-->\s*$")
 SHELL = {"bash", "sh", "shell", "console"}
 # a shell block whose every command is one of the project's: `v1919 ...`, `python ...` (the venv's
 # bin/ on PATH); anything else (pip, ray start, cc, git) is a setup step the tests leave alone
@@ -34,6 +36,7 @@ class Block:
     not_run: str | None = None     # the reason, when marked
     output: "Block | None" = None  # the expected output shown after it
     is_output: bool = False
+    file: str | None = None        # the name it is saved as (a `file:` marker): written, not run
     extra: dict = field(default_factory=dict)
 
     @property
@@ -59,7 +62,7 @@ class Block:
     @property
     def runnable(self) -> bool:
         """A block meant to run: Python, or a shell block of the project's commands only."""
-        if self.is_output:
+        if self.is_output or self.file is not None:
             return False
         if self.lang in ("python", "py"):
             return True
@@ -95,6 +98,8 @@ def blocks(page: Path) -> list[Block]:
         b = Block(page, i + 1, lang, "\n".join(body) + "\n")
         if pending and pending[0] == "not-run":
             b.not_run = pending[1] or ""
+        elif pending and pending[0] == "file":
+            b.file = (pending[1] or "").strip()
         elif pending and pending[0] == "output":
             b.is_output = True
             prev = next((p for p in reversed(found) if not p.is_output), None)

@@ -146,10 +146,15 @@ def run_python(blocks: list[mb.Block], cwd: Path) -> list[str]:
 def test_the_page_s_code_blocks_run(page, tmp_path):
     if page in PAGES_NOT_RUN:
         pytest.skip(f"{page}: not run: {PAGES_NOT_RUN[page]}")
-    todo = [b for b in mb.blocks(ROOT / page) if b.runnable and b.not_run is None]
+    found = mb.blocks(ROOT / page)
+    todo = [b for b in found if b.runnable and b.not_run is None]
     if not todo:
         return
     cwd = _scratch(tmp_path)
+    for b in found:
+        if b.file:
+            assert "/" not in b.file and not b.file.startswith("."), f"{b.where}: file name {b.file!r}"
+            (cwd / b.file).write_text(b.code, encoding="utf-8")
     for b in todo:
         if b.lang in mb.SHELL:
             check_output(b, run_shell(b, cwd))

@@ -3,6 +3,7 @@ nav exists, every link and anchor inside docs/ resolves, and every API reference
 objects it names (mkdocstrings). Skipped only where MkDocs is not installed (the `docs` extra)."""
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -33,6 +34,10 @@ def test_the_site_builds_strict(tmp_path):
     assert (site / "index.html").exists() and (site / "api" / "game" / "index.html").exists()
     html = (site / "api" / "game" / "index.html").read_text(encoding="utf-8")
     assert "legal_actions" in html and "doc-function" in html, "the API reference rendered no functions"
+    # nothing is fetched from another site when a page opens: no web fonts, no scripts or styles from a CDN
+    remote = [f"{p.relative_to(site)}: {m}" for p in site.rglob("*.html")
+              for m in re.findall(r'<(?:link|script)[^>]+(?:href|src)="(https?://[^"]+)"', p.read_text(encoding="utf-8"))]
+    assert remote == [], remote[:5]
 
 
 def _nav_pages(node) -> list[str]:
