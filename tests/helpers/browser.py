@@ -1,6 +1,7 @@
 """Debian's headless Chromium driven over the DevTools protocol (a pipe, no network), for the tests
 that look at pages in a real browser (tests/view/test_viewer_browser.py, tests/agents/web/)."""
 import base64
+import fcntl
 import io
 import json
 import os
@@ -19,12 +20,22 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
          "--remote-debugging-pipe"]
 
 
+def _above(fd: int, low: int) -> int:
+    """`fd` moved to the lowest free descriptor at or above `low`."""
+    new = fcntl.fcntl(fd, fcntl.F_DUPFD, low)
+    os.close(fd)
+    return new
+
+
 class Browser:
     """Chromium with the DevTools protocol over fds 3 (commands in) and 4 (replies out)."""
 
     def __init__(self, profile_dir):
         cmd_r, self.cmd_w = os.pipe()
         self.out_r, out_w = os.pipe()
+        # the child reads fd 3 and writes fd 4: its ends are moved above both first, or a redirection
+        # below could close its own target (a process with few fds open gets cmd_r == 3)
+        cmd_r, out_w = (_above(fd, 10) for fd in (cmd_r, out_w))
         argv = " ".join([CHROMIUM, *FLAGS, f"--user-data-dir={profile_dir}", "about:blank"])
         self.proc = subprocess.Popen(["bash", "-c", f"exec {argv} 3<&{cmd_r} 4>&{out_w} {cmd_r}<&- {out_w}>&-"],
                                      pass_fds=(cmd_r, out_w), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
