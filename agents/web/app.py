@@ -33,7 +33,7 @@ from agents.base import Agent, AgentError, make_agent, parse_agent_spec
 from agents.play import hand_off, observe_seat, seat_spec
 from v1919_env.core.vocab import NATIONS
 from v1919_env.game import Game, card_tables
-from v1919_env.decisions import decision_text
+from v1919_env.decisions import decision_label, decision_text
 from v1919_env.records import RecordError, game_result, make_record
 from v1919_env.variants import variant_names
 from v1919_env.seating import parse_seating, seating_names
@@ -43,7 +43,7 @@ from v1919_env.view.svg import scene_svg
 
 from . import page
 from .analysis import DEFAULT_ANALYSIS, Analyst, analyze, check_analysis_spec
-from .places import drawn_places
+from .places import action_place, drawn_places
 from .store import Store
 from .watch import Watched
 
@@ -171,7 +171,7 @@ class Room:
         p = int(g.current_player)
         self.moves.append({"step": len(self.moves), "seat": p, "name": g.seat_name(p),
                            "player": self.settings["seats"][p], "action": int(action),
-                           "move": g.describe(int(action))})
+                           "move": g.describe(int(action)), "place": action_place(g, int(action))})
         g.step(int(action))
 
     def record(self, action: int) -> None:
@@ -199,6 +199,15 @@ class Room:
         for agent in self.agents.values():
             agent.close()
         self.agents, self.failure = {}, None
+
+    def position_at(self, step: int) -> dict:
+        """The public board before move `step` (0..len(moves); len(moves): now), read-only: every
+        move to it is public, and the picture shows what every seat sees (never the seed or a deck)."""
+        g = new_game(self.settings)
+        for m in self.moves[:step]:
+            g.step(m["action"])
+        return {"step": step, "svg": scene_svg(board_scene(g)), "decision": decision_label(g),
+                "move": self.moves[step] if step < len(self.moves) else None}
 
     def view(self) -> dict:
         v = public_view(self.gid, self.settings, self.game, self.moves)
@@ -475,6 +484,17 @@ def create_app(db_path: str, *, agents: tuple[str, ...] = DEFAULT_AGENTS, token:
         return Response(json.dumps(room.record_of_game()) + "\n", media_type="application/jsonl",
                         headers={"Content-Disposition": f'attachment; filename="v1919-{room.gid}.jsonl"'})
 
+    @for_a_game
+    async def game_moves(request: Request, room: Room) -> Response:
+        return JSONResponse({"moves": room.moves})
+
+    @for_a_game
+    async def game_position(request: Request, room: Room) -> Response:
+        step = request.path_params["step"]
+        if not 0 <= step <= len(room.moves):
+            return refuse(404, f"no step {step}: the game is at step {len(room.moves)}")
+        return JSONResponse(await run_in_threadpool(room.position_at, step))
+
     async def watch_index(request: Request) -> Response:
         if not authorized(request):
             return refuse(403, "token needed")
@@ -555,6 +575,8 @@ def create_app(db_path: str, *, agents: tuple[str, ...] = DEFAULT_AGENTS, token:
         Route("/api/games", new_game, methods=["POST"]),
         Route("/api/games/{gid}", game_state),
         Route("/api/games/{gid}/record", game_record),
+        Route("/api/games/{gid}/moves", game_moves),
+        Route("/api/games/{gid}/at/{step:int}", game_position),
         Route("/game/{gid}", game_page),
         WebSocketRoute("/ws/{gid}", game_socket),
         Route("/watch", watch_index),

@@ -14,11 +14,15 @@ h1 { font-size: 1.3em; margin: 0 0 .5em; }
 fieldset { border: 1px solid #bbb; margin: .5em 0; }
 #board svg { width: 100%; height: auto; max-height: 88vh; }
 #layout { display: flex; gap: 1em; align-items: flex-start; }
-#board { flex: 3; min-width: 0; }
+#boardcol { flex: 3; min-width: 0; }
 #side { flex: 1; min-width: 18em; }
 #legal { max-height: 40vh; overflow-y: auto; }
 #legal button { display: block; width: 100%; text-align: left; margin: 2px 0; padding: 4px; cursor: pointer; }
 #log li.last { background: #ffe38a; font-weight: bold; }
+#log { max-height: 30vh; overflow-y: auto; } #log li { cursor: pointer; } #log li:hover { text-decoration: underline; }
+#log li.shown { outline: 2px solid #1e88e5; }
+#viewing { background: #e3f2fd; padding: 4px 8px; margin: 0 0 4px; }
+#board .lastmove { stroke: #ff6d00; stroke-width: 5px; stroke-dasharray: 8 4; }
 #error { color: #a00; min-height: 1.2em; }
 table { border-collapse: collapse; } td, th { border: 1px solid #bbb; padding: 2px 6px; }
 #board svg *:not(.target) { pointer-events: none; }   /* a click reaches the place under the text on it */
@@ -95,7 +99,7 @@ def game_html(gid: str) -> str:
     return f"""<!doctype html><html><head><meta charset="utf-8"><title>Versailles 1919: game {escape(gid)}</title>
 <style>{STYLE}</style></head><body>
 <h1><a href="/">Versailles 1919</a>: game {escape(gid)}</h1>
-<div id="layout"><div id="board"></div><div id="side">
+<div id="layout"><div id="boardcol"><p id="viewing" hidden></p><div id="board"></div></div><div id="side">
 <p id="status">connecting…</p><p id="error"></p>
 <div id="lastmove"></div>
 <div id="choice" hidden></div>
@@ -109,7 +113,7 @@ def game_html(gid: str) -> str:
 </div></div>
 <script>
 const GAME = {json.dumps(gid)};
-let state = null, socket = null;
+let state = null, socket = null, moves = [], viewing = null;
 const el = id => document.getElementById(id);
 function text(tag, t, cls) {{ const e = document.createElement(tag); e.textContent = t; if (cls) e.className = cls; return e; }}
 function moveText(m) {{ return `${{m.name}} (${{m.player}}): ${{m.move}}`; }}
@@ -142,11 +146,51 @@ function markPlaces(legal) {{             // the board's elements that choose a 
     }});
   }}
 }}
+function logItem(m) {{                  // a move of the list: a click opens the position it was played from
+  const li = text("li", moveText(m)); li.value = m.step; li.dataset.step = m.step;
+  li.onclick = () => showPosition(m.step); return li;
+}}
+function updateLog(s) {{                 // the whole move list, kept here and sent a move at a time
+  if (s.step === moves.length + 1 && s.last_move && s.last_move.step === moves.length) {{
+    moves.push(s.last_move); el("log").appendChild(logItem(s.last_move));
+  }} else if (s.step !== moves.length) {{
+    fetch(`/api/games/${{GAME}}/moves`).then(r => r.json()).then(j => {{
+      moves = j.moves; el("log").replaceChildren(...moves.map(logItem)); markLast(); }});
+  }}
+  markLast();
+}}
+function markLast() {{
+  el("log").querySelectorAll("li").forEach(li => li.classList.toggle("last", +li.dataset.step === moves.length - 1));
+  el("log").querySelectorAll("li").forEach(li => li.classList.toggle("shown", viewing !== null && +li.dataset.step === viewing));
+}}
+function markLastMove(m) {{              // the place of the last move, where the board still draws it
+  if (!m || !m.place) return;
+  el("board").querySelectorAll(placeSelector(m.place)).forEach(e => e.classList.add("lastmove"));
+}}
+function showPosition(k) {{              // read-only: the board before move k, until "back to the game"
+  fetch(`/api/games/${{GAME}}/at/${{k}}`).then(r => r.json()).then(p => {{
+    if (p.error) {{ el("error").textContent = p.error; return; }}
+    viewing = k;
+    el("board").innerHTML = p.svg;
+    markLastMove(p.move);
+    const back = text("button", "back to the game"); back.id = "back";
+    back.onclick = () => {{ viewing = null; el("viewing").hidden = true; draw(state); }};
+    el("viewing").replaceChildren(text("span", `before move ${{k + 1}} (read-only): ` +
+      (p.move ? moveText(p.move) + " was played here. " : "")), back);
+    el("viewing").hidden = false;
+    el("legal").hidden = true;
+    markLast();
+  }});
+}}
 function draw(s) {{
   state = s;
+  updateLog(s);
+  if (viewing !== null) return;          // an earlier position is shown: the game goes on behind it
+  el("legal").hidden = false;
   el("board").innerHTML = s.svg;
   el("choice").hidden = true;
   markPlaces(s.legal);
+  markLastMove(s.last_move);
   const who = s.to_move === null ? null : s.seats[s.to_move];
   el("status").dataset.step = s.step;
   el("status").textContent = s.over ? "the game is over" :
@@ -158,8 +202,6 @@ function draw(s) {{
     const b = text("button", a.name); b.dataset.action = a.action;
     b.onclick = () => act(a.action); return b; }}));
   el("undo").hidden = !s.can_undo;
-  el("log").replaceChildren(...s.log.map((m, i) => {{
-    const li = text("li", moveText(m), i === s.log.length - 1 ? "last" : ""); li.value = m.step; return li; }}));
   if (s.scores) {{
     const t = document.createElement("table");
     t.appendChild(text("tr", "")).append(...["seat", "total", "rank"].map(h => text("th", h)));

@@ -424,3 +424,33 @@ def test_two_tabs_on_one_game_see_each_others_moves(db):
             assert "stale" in b.receive_json()["error"]     # told to b alone
             a.send_json({"type": "undo", "step": m["step"]})
             assert a.receive_json() == b.receive_json() != m
+
+
+def test_the_whole_move_list_and_any_earlier_position_read_only(db):
+    """/moves lists every move; /at/k draws the public board before move k (as a replay to k draws
+    it), names the move played from it, and holds nothing hidden; the last move carries its place on
+    the board when it has one (issue 42)."""
+    from v1919_env.view.scene import board_scene
+    from v1919_env.view.svg import scene_svg
+
+    with client_for(db) as client:
+        gid = new_game(client, ["human", "random", "random", "random"])
+        seed = Store(db).load(gid)[0]["seed"]
+        with client.websocket_connect(f"/ws/{gid}") as ws:
+            m = play_human_moves(ws, 6, seed)
+        actions = Store(db).load(gid)[1]
+        listed = client.get(f"/api/games/{gid}/moves").json()["moves"]
+        assert [x["action"] for x in listed] == actions and [x["step"] for x in listed] == list(range(len(actions)))
+        assert listed[-1] == m["last_move"] and any(x["place"] for x in listed)
+        for k in (0, 3, len(actions) // 2, len(actions)):
+            p = client.get(f"/api/games/{gid}/at/{k}").json()
+            hidden_free(p, seed)
+            replayed = Game.new(4, seed=seed)
+            for a in actions[:k]:
+                replayed.step(a)
+            assert p["svg"] == scene_svg(board_scene(replayed)) and p["step"] == k
+            assert p["move"] == (listed[k] if k < len(actions) else None)
+        assert client.get(f"/api/games/{gid}/at/{len(actions) + 1}").status_code == 404
+        assert client.get(f"/api/games/{gid}/at/-1").status_code == 404
+        assert client.get("/api/games/nosuch/moves").status_code == 404
+        assert len(Store(db).load(gid)[1]) == len(actions)               # looking moved nothing

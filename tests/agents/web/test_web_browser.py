@@ -69,9 +69,25 @@ def test_a_game_played_by_clicks_resumes_after_a_reload_and_a_restart(browser, t
         human_turn_or_end(b)
         assert page_step(b) == before[0]
         clicks = {"board": 0, "list": 0}
+        marked = 0                  # states whose last move has a place on the board, marked there
         while not b.js("!!document.querySelector('#scores table')"):
             clicks[play_one_move(b)] += 1
+            marked += b.js("document.querySelectorAll('#board .lastmove').length > 0")
         assert clicks["board"] > 10 and clicks["list"] > 5, clicks
+        assert marked > 5, marked
+        # the whole move list; a move opens the position it was played from, read-only, and back
+        n = b.js("document.querySelectorAll('#log li').length")
+        assert n == page_step(b) and b.js("document.querySelector('#log li').textContent").startswith("UK")
+        now = b.js("document.getElementById('board').innerHTML")
+        b.js("document.querySelectorAll('#log li')[3].click()")
+        b.wait("!document.getElementById('viewing').hidden")
+        assert b.js("document.getElementById('viewing').textContent").startswith("before move 4 (read-only)")
+        assert b.js("document.getElementById('board').innerHTML") != now
+        assert b.js("document.querySelector('#log li.shown').dataset.step") == "3"
+        b.js("document.getElementById('back').click()")
+        b.wait("document.getElementById('viewing').hidden")
+        assert b.js("document.getElementById('board').innerHTML").replace(' class="lastmove"', "") \
+            .replace(" lastmove", "") == now.replace(' class="lastmove"', "").replace(" lastmove", "")
         assert b.js("document.getElementById('status').textContent") == "the game is over"
         last = b.js("document.querySelector('#log li.last').textContent")
         shown = b.js("document.querySelector('#lastmove p').textContent")
