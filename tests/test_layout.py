@@ -17,8 +17,8 @@ LAYERS = [
     ("cards", ["v1919_env.cards"]),                                # card data: load, validate, names
     ("vocabularies", ["v1919_env.actions", "v1919_env.decisions", "v1919_env.rewards", "v1919_env.seating",
                       "v1919_env.variants", "v1919_env.logs"]),
-    ("positions and drawings", ["v1919_env.positions", "v1919_env.view.text", "v1919_env.view.scene",
-                                "v1919_env.view.svg", "v1919_env.view.raster"]),
+    ("positions and drawings", ["v1919_env.positions", "v1919_env.view.card_text", "v1919_env.view.text",
+                                "v1919_env.view.scene", "v1919_env.view.svg", "v1919_env.view.raster"]),
     ("game", ["v1919_env.game"]),
     ("records and replay", ["v1919_env.records", "v1919_env.view.replay_html", "v1919_env.view"]),
     ("envs", ["v1919_env.envs"]),

@@ -26,6 +26,8 @@ fieldset { border: 1px solid #bbb; margin: .5em 0; }
 #error { color: #a00; min-height: 1.2em; }
 table { border-collapse: collapse; } td, th { border: 1px solid #bbb; padding: 2px 6px; }
 #board svg *:not(.target) { pointer-events: none; }   /* a click reaches the place under the text on it */
+#board svg :is(rect, text):has(> title) { pointer-events: all; }   /* a card's text on hover, or a tap */
+#cardtext { white-space: pre-wrap; background: #fffde7; border: 1px solid #e0d080; padding: 4px 6px; font-size: .9em; }
 #board .target { cursor: pointer; stroke: #d500f9; stroke-width: 3px; pointer-events: all; }
 #board .target:hover { stroke-width: 6px; fill-opacity: .8; }
 #board .chosen { stroke: #00c853; stroke-width: 6px; }
@@ -102,6 +104,7 @@ def game_html(gid: str) -> str:
 <div id="layout"><div id="boardcol"><p id="viewing" hidden></p><div id="board"></div></div><div id="side">
 <p id="status">connecting…</p><p id="error"></p>
 <div id="lastmove"></div>
+<pre id="cardtext" hidden></pre>
 <div id="choice" hidden></div>
 <div id="legal"></div>
 <p><button id="undo" hidden>undo my last move</button></p>
@@ -141,8 +144,9 @@ function markPlaces(legal) {{             // the board's elements that choose a 
     found.forEach(e => {{
       e.classList.add("target"); e.dataset.actions = actions.map(a => a.action).join(" ");
       e.addEventListener("click", () => offer(actions, found));
-      const t = document.createElementNS("http://www.w3.org/2000/svg", "title");
-      t.textContent = actions.map(a => a.name).join("\\n"); e.appendChild(t);
+      const card = e.querySelector("title");     // a card's text stays below the moves
+      const t = card || e.appendChild(document.createElementNS("http://www.w3.org/2000/svg", "title"));
+      t.textContent = actions.map(a => a.name).join("\\n") + (card ? "\\n\\n" + card.textContent : "");
     }});
   }}
 }}
@@ -166,6 +170,13 @@ function markLast() {{
 function markLastMove(m) {{              // the place of the last move, where the board still draws it
   if (!m || !m.place) return;
   el("board").querySelectorAll(placeSelector(m.place)).forEach(e => e.classList.add("lastmove"));
+}}
+function cardTexts() {{                  // a tap (or click) on a card that is not a move shows its text
+  el("board").querySelectorAll("title").forEach(t => {{
+    const e = t.parentElement;
+    if (!e.classList.contains("target"))
+      e.addEventListener("click", () => {{ el("cardtext").textContent = t.textContent; el("cardtext").hidden = false; }});
+  }});
 }}
 function showPosition(k) {{              // read-only: the board before move k, until "back to the game"
   fetch(`/api/games/${{GAME}}/at/${{k}}`).then(r => r.json()).then(p => {{
@@ -191,6 +202,7 @@ function draw(s) {{
   el("choice").hidden = true;
   markPlaces(s.legal);
   markLastMove(s.last_move);
+  cardTexts();
   const who = s.to_move === null ? null : s.seats[s.to_move];
   el("status").dataset.step = s.step;
   el("status").textContent = s.over ? "the game is over" :

@@ -19,6 +19,7 @@ from v1919_env.core import layout as L
 from v1919_env.core.tables import T_FIRST_DEP_COL, T_THRESH
 from v1919_env.core.vocab import COUNTER_BASE, REGIONS
 from v1919_env.decisions import decision_label
+from v1919_env.view.card_text import event_text, issue_text, strategy_text
 
 WIDTH, HEIGHT = 1280, 800        # even sizes: video encoders need them
 
@@ -43,6 +44,7 @@ class Rect(NamedTuple):
     width: int = 1
     cls: str | None = None
     data: tuple = ()
+    title: str | None = None      # shown on hover (a card's text)
 
 
 class Circle(NamedTuple):
@@ -66,6 +68,7 @@ class Text(NamedTuple):
     bold: bool = False
     cls: str | None = None
     data: tuple = ()
+    title: str | None = None      # shown on hover (a card's text)
 
 
 class Poly(NamedTuple):
@@ -107,6 +110,8 @@ class _Board:
         self.items: list = []
         self.seats = list(self.d["players"])
         self.issues = {r["name"]: r for r in game.cards.raw["issues"]}
+        self.event_cards = {r["name"]: r for r in game.cards.raw["events"]}
+        self.strategies = {r["name"]: r for r in game.cards.raw["strategies"]}
         self.region_names = [r["name"] for r in game.cards.raw["board"]["regions"]["value"]]
 
     def add(self, item):
@@ -191,7 +196,8 @@ class _Board:
             self.add(Text(x + w // 2, y + 76, "(empty)", 11, GREY, "middle"))
             return
         card = self.issues[rec["issue"]]
-        self.add(Rect(x, y, w, h, PAPER, INK, cls="issue", data=(("slot", sl), ("issue", rec["issue"]))))
+        self.add(Rect(x, y, w, h, PAPER, INK, cls="issue", data=(("slot", sl), ("issue", rec["issue"])),
+                      title=issue_text(card)))
         self.add(Rect(x, y, w, 16, REGION_COLORS.get(card["region"], TRACKLESS_COLOR), INK))
         reg = card["region"]
         reg_name = self.region_names[REGIONS.index(reg)] if reg in REGIONS else reg.replace("_", " ")
@@ -231,7 +237,8 @@ class _Board:
 
     def event_card(self, x, y, w, name, where):
         self.add(Rect(x, y, w, 34, "#fff8e1" if name else DECK_BG, INK, cls="event",
-                      data=(("where", where), ("event", name or ""))))
+                      data=(("where", where), ("event", name or "")),
+                      title=event_text(self.event_cards[name]) if name in self.event_cards else None))
         self.add(Text(x + 8, y + 22, _fit(name, 30) if name else "(none)", 13, INK if name else GREY, bold=bool(name)))
 
     # ------------------------------------------------------------------ happiness track
@@ -293,8 +300,10 @@ class _Board:
         status = f"happiness {self.d['happiness'][seat]}   |   strategy: {strat}"
         if self.g.two_player and seat == "usa":
             status = "run by the player whose turn it is: influence only"
-        self.add(Text(x + w - 10, y + 20, status, 12,
-                      anchor="end", cls="strategy", data=(("seat", seat), ("strategy", pd["strategy"] or ""))))
+        card = self.strategies.get(pd["strategy"]) if pd["strategy"] else None
+        self.add(Text(x + w - 10, y + 20, status, 12, anchor="end", cls="strategy",
+                      data=(("seat", seat), ("strategy", pd["strategy"] or "")),
+                      title=strategy_text(card) if card else None))
         inf = pd["influence"]
         placed = self.g.cards.raw["board"]["influence_per_player"]["value"] - inf["available"] - inf["exhausted"]
         self.add(Text(x + 10, y + 40, "Influence", 11, GREY))
@@ -325,7 +334,7 @@ class _Board:
             self.add(Text(cx + 6, cy, str(card["stars"]), 10, anchor="end"))
             self.add(Poly(_star(cx + 13, cy - 4, 4), STAR_COLOR))
             self.add(Text(cx + 20, cy, _fit(rec["issue"], 15), 10, cls="controlled",
-                          data=(("seat", seat), ("issue", rec["issue"]))))
+                          data=(("seat", seat), ("issue", rec["issue"])), title=issue_text(card)))
             self.add(Text(cx + 112, cy, _fit(rec["option"] or "-", 12), 10, GREY))
             self.counters(cx + 182, cy - 9, card, rec)
         if len(held) > 2 * per_col:

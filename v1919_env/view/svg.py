@@ -20,15 +20,17 @@ def _stroke(stroke, width) -> str:
 def svg_element(item) -> str:
     """One primitive as one SVG element (the replay viewer stores these once and reuses them)."""
     if isinstance(item, Rect):
-        return (f'<rect x="{item.x}" y="{item.y}" width="{item.w}" height="{item.h}" fill="{item.fill}"'
-                f'{_stroke(item.stroke, item.width)}{_attrs(item.cls, item.data)}/>')
+        head = (f'<rect x="{item.x}" y="{item.y}" width="{item.w}" height="{item.h}" fill="{item.fill}"'
+                f'{_stroke(item.stroke, item.width)}{_attrs(item.cls, item.data)}')
+        return f"{head}><title>{escape(item.title)}</title></rect>" if item.title else head + "/>"
     if isinstance(item, Circle):
         return (f'<circle cx="{item.cx}" cy="{item.cy}" r="{item.r}" fill="{item.fill}"'
                 f'{_stroke(item.stroke, item.width)}{_attrs(item.cls, item.data)}/>')
     if isinstance(item, Text):
         weight = ' font-weight="bold"' if item.bold else ""
         return (f'<text x="{item.x}" y="{item.y}" font-size="{item.size}" fill="{item.fill}" '
-                f'text-anchor="{item.anchor}"{weight}{_attrs(item.cls, item.data)}>{escape(item.text)}</text>')
+                f'text-anchor="{item.anchor}"{weight}{_attrs(item.cls, item.data)}>'
+                + (f"<title>{escape(item.title)}</title>" if item.title else "") + f"{escape(item.text)}</text>")
     if isinstance(item, Poly):
         pts = " ".join(f"{x},{y}" for x, y in item.points)
         return f'<polygon points="{pts}" fill="{item.fill}"{_stroke(item.stroke, 1)}{_attrs(item.cls, item.data)}/>'

@@ -75,9 +75,15 @@ def test_a_game_played_by_clicks_resumes_after_a_reload_and_a_restart(browser, t
             marked += b.js("document.querySelectorAll('#board .lastmove').length > 0")
         assert clicks["board"] > 10 and clicks["list"] > 5, clicks
         assert marked > 5, marked
+        # the cards' texts: on hover (an SVG title) and, for a card that is no move, shown on a tap
+        assert b.js("document.querySelectorAll('#board rect.issue > title').length") >= 1
+        b.js("[...document.querySelectorAll('#board title')].map(t => t.parentElement)"
+             ".find(e => !e.classList.contains('target')).dispatchEvent(new MouseEvent('click'))")
+        shown = b.js("document.getElementById('cardtext').hidden ? '' : document.getElementById('cardtext').textContent")
+        assert shown and ("stars" in shown or "Crisis" in shown or "VP" in shown), shown
         # the whole move list; a move opens the position it was played from, read-only, and back
         n = b.js("document.querySelectorAll('#log li').length")
-        assert n == page_step(b) and b.js("document.querySelector('#log li').textContent").startswith("UK")
+        assert n == page_step(b) and b.js("document.querySelector('#log li').dataset.step") == "0"
         now = b.js("document.getElementById('board').innerHTML")
         b.js("document.querySelectorAll('#log li')[3].click()")
         b.wait("!document.getElementById('viewing').hidden")
