@@ -35,6 +35,17 @@ table { border-collapse: collapse; } td, th { border: 1px solid #bbb; padding: 2
 #choice button { display: block; width: 100%; text-align: left; margin: 2px 0; }
 #analysis table { font-size: .85em; } #analysis td.bar { width: 6em; } #analysis .bar div { background: #5c6bc0; height: .8em; }
 #analysis tr.best { font-weight: bold; }
+#board .target:focus { outline: none; stroke: #2962ff; stroke-width: 6px; }
+button { font-size: 1rem; }
+/* narrow screens (tablets, phones): the panels stack under the board, which keeps a readable scale and
+   scrolls sideways in its column */
+@media (max-width: 1100px) {
+  #layout { flex-direction: column; }
+  #boardcol { width: 100%; overflow-x: auto; }
+  #board svg { min-width: 960px; max-height: none; }
+  #side { min-width: 0; width: 100%; }
+  #legal, #log { max-height: none; }
+}
 """
 
 
@@ -54,7 +65,7 @@ def index_html(offered: tuple[str, ...], variants: list[str], games: list[dict],
         f'<td>{time.strftime("%Y-%m-%d %H:%M", time.localtime(g["created"]))}</td>'
         f'<td>{g["settings"]["num_players"]}</td><td>{escape(", ".join(g["settings"]["seats"]))}</td>'
         f'<td>{g["moves"]}</td></tr>' for g in games)
-    return f"""<!doctype html><html><head><meta charset="utf-8"><title>Versailles 1919</title>
+    return f"""<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Versailles 1919</title>
 <style>{STYLE}</style></head><body>
 <h1>Versailles 1919: a new game</h1>
 <form id="new">
@@ -98,7 +109,7 @@ document.getElementById("new").onsubmit = async (ev) => {{
 
 def game_html(gid: str) -> str:
     """A game's page: it opens the game's WebSocket and draws each state the server sends."""
-    return f"""<!doctype html><html><head><meta charset="utf-8"><title>Versailles 1919: game {escape(gid)}</title>
+    return f"""<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Versailles 1919: game {escape(gid)}</title>
 <style>{STYLE}</style></head><body>
 <h1><a href="/">Versailles 1919</a>: game {escape(gid)}</h1>
 <div id="layout"><div id="boardcol"><p id="viewing" hidden></p><div id="board"></div></div><div id="side">
@@ -144,6 +155,10 @@ function markPlaces(legal) {{             // the board's elements that choose a 
     found.forEach(e => {{
       e.classList.add("target"); e.dataset.actions = actions.map(a => a.action).join(" ");
       e.addEventListener("click", () => offer(actions, found));
+      e.setAttribute("tabindex", "0"); e.setAttribute("role", "button");     // Tab reaches it, Enter plays it
+      e.setAttribute("aria-label", actions.map(a => a.name).join("; "));
+      e.addEventListener("keydown", ev => {{
+        if (ev.key === "Enter" || ev.key === " ") {{ ev.preventDefault(); offer(actions, found); }} }});
       const card = e.querySelector("title");     // a card's text stays below the moves
       const t = card || e.appendChild(document.createElementNS("http://www.w3.org/2000/svg", "title"));
       t.textContent = actions.map(a => a.name).join("\\n") + (card ? "\\n\\n" + card.textContent : "");
@@ -291,7 +306,7 @@ def watch_index_html(files: list[dict]) -> str:
     """The records files offered (`v1919 serve --records`), each a link to its games."""
     rows = "".join(f'<tr><td><a href="/watch/{k}">{escape(f["file"])}</a></td><td>{len(f["games"])}</td>'
                    f'<td>{escape(f["error"] or "")}</td></tr>' for k, f in enumerate(files))
-    return f"""<!doctype html><html><head><meta charset="utf-8"><title>Versailles 1919: watch</title>
+    return f"""<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Versailles 1919: watch</title>
 <style>{STYLE}</style></head><body>
 <h1><a href="/">Versailles 1919</a>: records files</h1>
 <table><tr><th>file</th><th>games</th><th></th></tr>{rows}</table></body></html>"""
@@ -300,7 +315,7 @@ def watch_index_html(files: list[dict]) -> str:
 def watch_file_html(k: int, path: str) -> str:
     """The games of records file k, followed as the file grows (polled every 2 s); each opens the
     replay viewer, move by move."""
-    return f"""<!doctype html><html><head><meta charset="utf-8"><title>Versailles 1919: {escape(path)}</title>
+    return f"""<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Versailles 1919: {escape(path)}</title>
 <style>{STYLE}</style></head><body>
 <h1><a href="/">Versailles 1919</a>: <a href="/watch">watch</a>: {escape(path)}</h1>
 <p id="status">reading…</p><p id="error"></p>

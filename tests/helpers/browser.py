@@ -103,7 +103,7 @@ class Browser:
     def key(self, key, code):
         for kind in ("keyDown", "keyUp"):
             self.call("Input.dispatchKeyEvent", type=kind, key=key, code=code, windowsVirtualKeyCode={
-                "ArrowRight": 39, "ArrowLeft": 37}[key])
+                "ArrowRight": 39, "ArrowLeft": 37, "Enter": 13, " ": 32}[key])
 
     def screenshot(self):
         from PIL import Image

@@ -276,8 +276,8 @@ class _Board:
                           data=(("total", g.player_vp),)))
         elif self.g.is_over:
             self.add(Text(10, y + 36, "Final scores", 13, bold=True))
-            for k, r in enumerate(self.g.scores()):
-                self.add(Text(10 + (k % 2) * 380, y + 56 + (k // 2) * 18,
+            for k, r in enumerate(self.g.scores()):       # a row each: a line never runs into another
+                self.add(Text(10, y + 52 + k * 16,
                               f"{r['nation'].upper()} {r['total']}  (issues {r['issues']}, flags {r['flags']}, "
                               f"strategy {r['strategy']}, happiness {r['happiness']})" + ("  WINNER" if r["winner"]
                                                                                         else ""),
@@ -321,13 +321,14 @@ class _Board:
             self.add(Circle(x + 76 + k * 16, y + 56, 6, fill, col, 2, cls, (("seat", seat),)))
         dep = ", ".join(f"{self.region_names[REGIONS.index(r)]} {c}" for r, c in mil["deployed"].items()) or "-"
         self.add(Text(x + 130, y + 60, f"available {mil['available']}, exhausted {mil['exhausted']}, "
-                                       f"demobilized {mil['demobilized']}, deployed: {dep}", 11))
-        self.controlled(x, y + 80, seat)
+                                       f"demobilized {mil['demobilized']}", 11))
+        self.add(Text(x + 130, y + 74, _fit(f"deployed: {dep}", 58), 11))       # its own line: never clipped
+        self.controlled(x, y + 90, seat)
 
     def controlled(self, x, y, seat):
         held = [r for r in self.d["settled"] if r["controller"] == seat]
         self.add(Text(x + 10, y, f"Controlled issues ({len(held)})", 11, GREY))
-        per_col, line_h = 8, 12
+        per_col, line_h = 7, 12
         for k, rec in enumerate(held[:2 * per_col]):
             cx, cy = x + 10 + (k // per_col) * 240, y + 14 + (k % per_col) * line_h
             card = self.issues[rec["issue"]]

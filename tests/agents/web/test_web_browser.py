@@ -161,3 +161,63 @@ def test_the_analysis_two_games_at_once_and_the_watch_pages(browser, tmp_path):
             assert "replay" in second.js("document.title")
     finally:
         second.close()
+
+
+def _overlaps(b) -> list:
+    """Pairs of visible text boxes of the side panel that overlap, and text running past the page's
+    right edge (the board's column may scroll sideways: its SVG is left out)."""
+    return b.js("""(() => {
+      const W = document.documentElement.clientWidth, out = [];
+      const els = [...document.querySelectorAll('#side p, #side button, #side h2, #side li, #side span, h1')]
+        .filter(e => e.offsetParent !== null && e.textContent.trim());
+      const clip = e => {            // the part of the box a scrolling list shows (the rest is scrolled away)
+        let r = e.getBoundingClientRect(); r = {left: r.left, right: r.right, top: r.top, bottom: r.bottom};
+        for (let p = e.parentElement; p; p = p.parentElement) {
+          if (getComputedStyle(p).overflowY === 'visible') continue;
+          const q = p.getBoundingClientRect();
+          r = {left: Math.max(r.left, q.left), right: Math.min(r.right, q.right), top: Math.max(r.top, q.top),
+               bottom: Math.min(r.bottom, q.bottom)};
+        }
+        return r; };
+      const boxes = els.map(e => [e, clip(e)]).filter(([e, r]) => r.bottom - r.top > 1 && r.right - r.left > 1);
+      for (const [e, r] of boxes) if (r.right > W + 1) out.push('past the edge: ' + e.textContent.slice(0, 40));
+      for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+        const [a, r] = boxes[i], [c, s] = boxes[j];
+        if (a.contains(c) || c.contains(a)) continue;
+        const x = Math.min(r.right, s.right) - Math.max(r.left, s.left), y = Math.min(r.bottom, s.bottom) - Math.max(r.top, s.top);
+        if (x > 1 && y > 1) out.push(a.textContent.slice(0, 30) + ' / ' + c.textContent.slice(0, 30));
+      }
+      return out; })()""")
+
+
+def test_the_game_page_reads_at_phone_tablet_and_laptop_widths_and_plays_by_keyboard(browser, tmp_path):
+    """At 360, 768 and 1280 px: no two texts of the side panel overlap and none runs past the edge;
+    up to 1100 px the panels stack below the board, which keeps a readable scale; a board place is
+    reached with Tab and played with Enter (issue 42)."""
+    b, db = browser, tmp_path / "games.sqlite3"
+    with web_server(db, "--bot-delay", "0", "--agent", "rulebot") as base:
+        b.call("Page.navigate", url=base + "/")
+        b.wait("document.readyState === 'complete' && document.getElementById('start')")
+        b.js("""(() => { const s = document.querySelectorAll('.seat'); s[0].value = 'human';
+                 for (let k = 1; k < s.length; k++) s[k].value = 'rulebot';
+                 document.getElementById('start').click(); })()""")
+        b.wait("location.pathname.startsWith('/game/') && document.querySelector('#legal button')")
+        try:
+            for width in (360, 768, 1280):
+                b.call("Emulation.setDeviceMetricsOverride", width=width, height=900, deviceScaleFactor=1,
+                       mobile=width < 800)
+                b.wait("document.querySelector('#board svg')")
+                assert _overlaps(b) == [], (width, _overlaps(b))
+                stacked = b.js("getComputedStyle(document.getElementById('layout')).flexDirection") == "column"
+                assert stacked == (width <= 1100), width
+                scale = b.js("document.querySelector('#board svg').getBoundingClientRect().width / 1280")
+                assert scale >= 0.7, (width, scale)         # the board's 12 px text stays above 8 px
+            k = page_step(b)
+            assert b.js("document.querySelector('#board .target').getAttribute('tabindex')") == "0"
+            b.js("document.querySelector('#board .target').focus()")
+            b.key("Enter", "Enter")
+            b.wait(f"+document.getElementById('status').dataset.step > {k} || "
+                   "!document.getElementById('choice').hidden")
+        finally:
+            from v1919_env.view.scene import WIDTH
+            b.call("Emulation.setDeviceMetricsOverride", width=WIDTH, height=1100, deviceScaleFactor=1, mobile=False)
