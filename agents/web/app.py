@@ -11,6 +11,7 @@ that is malformed, stale, out of turn or illegal gets an error and changes nothi
 from __future__ import annotations
 
 import asyncio
+import difflib
 import hmac
 import itertools
 import json
@@ -39,7 +40,7 @@ from v1919_env.variants import variant_names
 from v1919_env.seating import parse_seating, seating_names
 from v1919_env.view.replay_html import ReplayError, replay_html
 from v1919_env.view.scene import board_scene
-from v1919_env.view.svg import scene_svg
+from v1919_env.view.svg import scene_parts, scene_svg
 
 from . import page
 from .analysis import DEFAULT_ANALYSIS, Analyst, analyze, check_analysis_spec
@@ -117,11 +118,24 @@ def seat_names(game: Game) -> list[str]:
     return [game.seat_name(p) for p in range(game.num_players)]
 
 
-def public_view(gid: str, settings: dict, game: Game, moves: list[dict]) -> dict:
+def svg_patch(old: list[str], new: list[str]) -> list:
+    """How to build the SVG pieces `new` from `old`: a list of [i, j] (old's pieces i..j-1, kept) and
+    lists of new pieces, in order. A move changes a few dozen of the board's ~1,000 pieces."""
+    ops = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if tag == "equal":
+            ops.append([i1, i2])
+        elif j2 > j1:
+            ops.append(new[j1:j2])
+    return ops
+
+
+def public_view(gid: str, settings: dict, game: Game, moves: list[dict], parts: bool = False) -> dict:
     """The payload of a game's state for the browser: only what every seat sees. `moves` are the
     moves so far ({step, seat, player, action, name}). Never the seed, the decks or the generator.
     A legal action with a place on the board carries it ("place": the class and data attributes of
-    the SVG elements that choose it, agents/web/places.py)."""
+    the SVG elements that choose it, agents/web/places.py). With `parts`, the picture is its pieces
+    (`svg_parts`, for Room.state_for) instead of one string (`svg`)."""
     seats = settings["seats"]
     over = bool(game.is_over)
     to_move = None if over else int(game.current_player)
@@ -142,8 +156,11 @@ def public_view(gid: str, settings: dict, game: Game, moves: list[dict]) -> dict
         "last_move": moves[-1] if moves else None,
         "log": moves[-LOG_MOVES:],
         "scores": game.scores() if over else None,
-        "svg": scene_svg(scene),
     }
+    if parts:
+        view["svg_parts"] = scene_parts(scene)
+    else:
+        view["svg"] = scene_svg(scene)
     return view
 
 
@@ -161,6 +178,7 @@ class Room:
         self.agents: dict[int, Agent] = {}
         self.lock = asyncio.Lock()
         self.sockets: set[WebSocket] = set()
+        self.sent: dict[WebSocket, list[str]] = {}     # the SVG pieces each open tab holds
         self.driver: asyncio.Task | None = None
         self.failure: str | None = None
         self.analyst = Analyst(analysis, settings["num_players"], settings["seed"])
@@ -209,8 +227,18 @@ class Room:
         return {"step": step, "svg": scene_svg(board_scene(g)), "decision": decision_label(g),
                 "move": self.moves[step] if step < len(self.moves) else None}
 
-    def view(self) -> dict:
-        v = public_view(self.gid, self.settings, self.game, self.moves)
+    def state_for(self, ws, view: dict) -> dict:
+        """The state message for one tab from view(parts=True): the whole picture the first time,
+        then only how it changed (`svg_patch`, svg_patch()) from what that tab holds."""
+        msg = dict(view)
+        new = msg.pop("svg_parts")
+        old = self.sent.get(ws)
+        msg["svg_parts" if old is None else "svg_patch"] = new if old is None else svg_patch(old, new)
+        self.sent[ws] = new
+        return msg
+
+    def view(self, parts: bool = False) -> dict:
+        v = public_view(self.gid, self.settings, self.game, self.moves, parts)
         v["can_undo"] = self.undo_step() is not None
         if self.failure:
             v["failure"] = self.failure
@@ -345,12 +373,13 @@ class Room:
             self.driver = asyncio.create_task(self.drive())
 
     async def broadcast(self) -> None:
-        view = self.view()
+        view = self.view(parts=True)
         for ws in list(self.sockets):
             try:
-                await ws.send_json(view)
+                await ws.send_json(self.state_for(ws, view))
             except Exception:       # a closed tab
                 self.sockets.discard(ws)
+                self.sent.pop(ws, None)
 
     async def close(self) -> None:
         if self.driver is not None and not self.driver.done():
@@ -534,7 +563,7 @@ def create_app(db_path: str, *, agents: tuple[str, ...] = DEFAULT_AGENTS, token:
         await ws.accept()
         room.sockets.add(ws)
         try:
-            await ws.send_json(room.view())
+            await ws.send_json(room.state_for(ws, room.view(parts=True)))
             room.kick()
             while True:
                 msg = await ws.receive()
@@ -563,6 +592,7 @@ def create_app(db_path: str, *, agents: tuple[str, ...] = DEFAULT_AGENTS, token:
             pass
         finally:
             room.sockets.discard(ws)
+            room.sent.pop(ws, None)
 
     @asynccontextmanager
     async def lifespan(app):

@@ -127,7 +127,7 @@ def game_html(gid: str) -> str:
 </div></div>
 <script>
 const GAME = {json.dumps(gid)};
-let state = null, socket = null, moves = [], viewing = null;
+let state = null, socket = null, moves = [], viewing = null, svgParts = [];
 const el = id => document.getElementById(id);
 function text(tag, t, cls) {{ const e = document.createElement(tag); e.textContent = t; if (cls) e.className = cls; return e; }}
 function moveText(m) {{ return `${{m.name}} (${{m.player}}): ${{m.move}}`; }}
@@ -293,7 +293,12 @@ function connect() {{
   socket = new WebSocket(`${{proto}}//${{location.host}}/ws/${{GAME}}${{location.search}}`);
   socket.onmessage = ev => {{
     const m = JSON.parse(ev.data);
-    if (m.type === "state") draw(m); else if (m.type === "analysis") showAnalysis(m);
+    if (m.type === "state") {{                // the picture whole, or how it changed from the one held
+      if (m.svg_parts) svgParts = m.svg_parts;
+      else svgParts = m.svg_patch.flatMap(op => typeof op[0] === "number" ? svgParts.slice(op[0], op[1]) : op);
+      m.svg = svgParts.join("");
+      draw(m);
+    }} else if (m.type === "analysis") showAnalysis(m);
     else if (m.type === "error") {{ el("error").textContent = m.error; el("analysis-status").textContent = ""; }}
   }};
   socket.onclose = () => {{ el("status").textContent = "disconnected: reconnecting…"; setTimeout(connect, 1000); }};

@@ -44,8 +44,14 @@ def svg_open(width: int, height: int, background: str) -> str:
             f'<rect x="0" y="0" width="{width}" height="{height}" fill="{background}"/>')
 
 
+def scene_parts(scene: Scene) -> list[str]:
+    """The SVG of a scene as its pieces: the root and background, one element a primitive, the end
+    (joined, scene_svg; a page that keeps them can be sent only the pieces that changed)."""
+    return [svg_open(scene.width, scene.height, scene.background), *map(svg_element, scene.items), "</svg>"]
+
+
 def scene_svg(scene: Scene) -> str:
-    return svg_open(scene.width, scene.height, scene.background) + "".join(map(svg_element, scene.items)) + "</svg>"
+    return "".join(scene_parts(scene))
 
 
 def board_svg(game) -> str:

@@ -13,6 +13,7 @@ from websockets.sync.client import connect
 
 from agents.web.serve import is_loopback, serve_settings
 from helpers.web_server import free_port, web_server
+from helpers.web_tab import apply_patch
 from agents.commands import CommandError
 from v1919_env.cli import build_parser, main
 
@@ -58,9 +59,12 @@ def test_the_real_server_plays_over_a_websocket(tmp_path):
         gid = json.loads(urllib.request.urlopen(req, timeout=10).read())["game"]
         with connect(f"ws://127.0.0.1:{port}/ws/{gid}") as ws:
             m = json.loads(ws.recv(timeout=20))
+            parts = m["svg_parts"]                      # the picture whole, then as patches
             while not (m["human_to_move"] or m["over"]):
                 m = json.loads(ws.recv(timeout=20))
-            assert m["to_move"] == 1 and m["svg"].startswith("<svg")
+                parts = apply_patch(parts, m["svg_patch"])
+            assert m["to_move"] == 1 and "".join(parts).startswith("<svg")
+            assert "".join(parts) == json.loads(urllib.request.urlopen(f"{base}/api/games/{gid}", timeout=10).read())["svg"]
             ws.send(json.dumps({"type": "act", "step": m["step"], "seat": 1, "action": m["legal"][0]["action"]}))
             after = json.loads(ws.recv(timeout=20))
             assert after["type"] == "state" and after["step"] == m["step"] + 1

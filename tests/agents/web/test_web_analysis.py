@@ -10,6 +10,7 @@ from starlette.testclient import TestClient
 from agents.web.analysis import check_analysis_spec
 from agents.web.app import create_app
 from agents.web.store import Store
+from helpers.web_tab import tab
 from v1919_env.actions import decode
 from v1919_env.records import check_record, replay, result_differences
 
@@ -33,7 +34,7 @@ def start(client, body) -> str:
 
 def test_a_chosen_seating_is_played_kept_and_replayed_from_the_record(client):
     gid = start(client, {"num_players": 3, "seats": ["random"] * 3, "seating": ["uk", "usa", "france"]})
-    with client.websocket_connect(f"/ws/{gid}") as ws:
+    with tab(client, f"/ws/{gid}") as ws:
         m = ws.receive_json()
         assert m["seating"] == ["uk", "usa", "france"]
         while not m["over"]:
@@ -54,7 +55,7 @@ def test_the_index_offers_every_clockwise_order_with_uk_first(client):
 
 def test_legal_actions_with_a_place_on_the_board_carry_it(client):
     gid = start(client, {"num_players": 4, "seats": ["human", "random", "random", "random"]})
-    with client.websocket_connect(f"/ws/{gid}") as ws:
+    with tab(client, f"/ws/{gid}") as ws:
         m = ws.receive_json()
         while not m["human_to_move"]:
             m = ws.receive_json()
@@ -71,7 +72,7 @@ def test_legal_actions_with_a_place_on_the_board_carry_it(client):
 
 def test_the_analysis_gives_the_search_view_of_every_move_and_the_win_probability(client):
     gid = start(client, {"num_players": 4, "seats": ["human", "random", "random", "random"]})
-    with client.websocket_connect(f"/ws/{gid}") as ws:
+    with tab(client, f"/ws/{gid}") as ws:
         m = ws.receive_json()
         while not m["human_to_move"] or len(m["legal"]) < 2:
             if m["human_to_move"]:
@@ -98,7 +99,7 @@ def test_the_analysis_gives_the_search_view_of_every_move_and_the_win_probabilit
 
 def test_a_stale_analysis_request_is_refused_and_a_game_over_still_gets_its_curve(client):
     gid = start(client, {"num_players": 2, "seats": ["random", "random"]})
-    with client.websocket_connect(f"/ws/{gid}") as ws:
+    with tab(client, f"/ws/{gid}") as ws:
         m = ws.receive_json()
         while not m["over"]:
             m = ws.receive_json()

@@ -14,6 +14,7 @@ from starlette.websockets import WebSocketDisconnect
 
 from agents.web.app import Room, Refused, check_new_game, create_app, public_view
 from agents.web.store import Store
+from helpers.web_tab import tab
 from v1919_env.game import Game
 from v1919_env.records import check_record, replay, result_differences
 from v1919_env.view.replay_html import write_replay_html
@@ -74,7 +75,7 @@ def test_a_game_against_bots_is_played_to_its_end(db, tmp_path):
         gid = new_game(client, ["human", "random"])
         seed = Store(db).load(gid)[0]["seed"]
         seen = []
-        with client.websocket_connect(f"/ws/{gid}") as ws:
+        with tab(client, f"/ws/{gid}") as ws:
             m = until_human(ws, seed, seen)
             while not m["over"]:
                 assert m["seats"][m["to_move"]]["player"] == "human" and m["legal"]
@@ -87,7 +88,7 @@ def test_a_game_against_bots_is_played_to_its_end(db, tmp_path):
         assert {s["player"] for s in (m["last_move"], *m["log"])} <= {"human", "random"}
         # the record (the seed, hence the future of a reopened game) is public now: no undo after the end
         assert not m["can_undo"]
-        with client.websocket_connect(f"/ws/{gid}") as ws:
+        with tab(client, f"/ws/{gid}") as ws:
             assert ws.receive_json()["over"]
             ws.send_json({"type": "undo", "step": m["step"]})
             assert "the game is over: its moves are final" in ws.receive_json()["error"]
@@ -110,7 +111,7 @@ def test_a_game_against_bots_is_played_to_its_end(db, tmp_path):
 def test_bots_alone_play_a_whole_game_while_watched(db):
     with client_for(db) as client:
         gid = new_game(client, ["rulebot", "random", "rulebot"])
-        with client.websocket_connect(f"/ws/{gid}") as ws:
+        with tab(client, f"/ws/{gid}") as ws:
             m = until_human(ws, Store(db).load(gid)[0]["seed"], [])
         assert m["over"] and len(m["scores"]) == 3
 
@@ -142,12 +143,12 @@ def test_reload_and_a_server_restart_resume_the_game(db):
     with client_for(db) as client:
         gid = new_game(client, ["rulebot", "human", "human"])
         seed = Store(db).load(gid)[0]["seed"]
-        with client.websocket_connect(f"/ws/{gid}") as ws:
+        with tab(client, f"/ws/{gid}") as ws:
             m = play_human_moves(ws, 5, seed)
         assert gid in client.get("/").text
         page = client.get(f"/game/{gid}")
         assert page.status_code == 200 and gid in page.text
-        with client.websocket_connect(f"/ws/{gid}") as ws:       # a reload: the same position
+        with tab(client, f"/ws/{gid}") as ws:       # a reload: the same position
             again = ws.receive_json()
         assert again == m
     with client_for(db) as client:                                 # a new server on the same file
@@ -155,7 +156,7 @@ def test_reload_and_a_server_restart_resume_the_game(db):
         assert after == m
         early = client.get(f"/api/games/{gid}/record")
         assert early.status_code == 409 and "over" in early.json()["error"]
-        with client.websocket_connect(f"/ws/{gid}") as ws:
+        with tab(client, f"/ws/{gid}") as ws:
             assert ws.receive_json() == m
             m2 = play_human_moves(ws, 1, seed, m)
         assert m2["step"] > m["step"]
@@ -190,7 +191,7 @@ def test_a_bad_new_game_is_refused(db, body, said):
 def test_bad_messages_are_refused_and_change_nothing(db):
     with client_for(db) as client:
         gid = new_game(client, ["human", "human"])
-        with client.websocket_connect(f"/ws/{gid}") as ws:
+        with tab(client, f"/ws/{gid}") as ws:
             m = ws.receive_json()
             step, seat = m["step"], m["to_move"]
             legal = {a["action"] for a in m["legal"]}
@@ -280,10 +281,10 @@ def test_a_token_guards_every_request(db):
         client.cookies.clear()
         assert client.get(f"/api/games/{gid}").status_code == 403
         assert client.get(f"/api/games/{gid}?token={'x' * 20}").status_code == 403
-        with pytest.raises(WebSocketDisconnect) as e, client.websocket_connect(f"/ws/{gid}") as ws:
+        with pytest.raises(WebSocketDisconnect) as e, tab(client, f"/ws/{gid}") as ws:
             ws.receive_json()
         assert e.value.code == 4403
-        with client.websocket_connect(f"/ws/{gid}?token={token}") as ws:
+        with tab(client, f"/ws/{gid}?token={token}") as ws:
             assert ws.receive_json()["human_to_move"]
 
 
@@ -293,11 +294,11 @@ def test_other_sites_hosts_and_unknown_games_are_refused(db):
         assert client.get("/", headers={"host": "127.0.0.1:8000"}).status_code == 200
     with client_for(db) as client:
         gid = new_game(client, ["human"])
-        with pytest.raises(WebSocketDisconnect) as e, client.websocket_connect(
+        with pytest.raises(WebSocketDisconnect) as e, tab(client,
                 f"/ws/{gid}", headers={"origin": "http://evil.example"}) as ws:
             ws.receive_json()
         assert e.value.code == 4403
-        with pytest.raises(WebSocketDisconnect) as e, client.websocket_connect("/ws/nosuchgame") as ws:
+        with pytest.raises(WebSocketDisconnect) as e, tab(client, "/ws/nosuchgame") as ws:
             ws.receive_json()
         assert e.value.code == 4404
         assert client.get("/game/nosuchgame").status_code == 404
@@ -367,7 +368,7 @@ def test_two_games_at_once_each_on_its_own(db):
     with client_for(db) as client:
         ids = [new_game(client, ["human", "random"]), new_game(client, ["rulebot", "human", "human"])]
         seeds = [Store(db).load(g)[0]["seed"] for g in ids]
-        with client.websocket_connect(f"/ws/{ids[0]}") as a, client.websocket_connect(f"/ws/{ids[1]}") as b:
+        with tab(client, f"/ws/{ids[0]}") as a, tab(client, f"/ws/{ids[1]}") as b:
             states = [until_human(a, seeds[0], []), until_human(b, seeds[1], [])]
             for _ in range(6):                       # alternate: a move in one game, then in the other
                 for k, ws in enumerate((a, b)):
@@ -384,7 +385,7 @@ def test_undo_takes_back_the_last_human_move_and_the_bots_after_it(db):
     with client_for(db) as client:
         gid = new_game(client, ["human", "random"])
         seed = Store(db).load(gid)[0]["seed"]
-        with client.websocket_connect(f"/ws/{gid}") as ws:
+        with tab(client, f"/ws/{gid}") as ws:
             m = until_human(ws, seed, [])
             assert not m["can_undo"]
             ws.send_json({"type": "undo", "step": m["step"]})
@@ -410,7 +411,7 @@ def test_undo_takes_back_the_last_human_move_and_the_bots_after_it(db):
 def test_two_tabs_on_one_game_see_each_others_moves(db):
     with client_for(db) as client:
         gid = new_game(client, ["human", "human"])
-        with client.websocket_connect(f"/ws/{gid}") as a, client.websocket_connect(f"/ws/{gid}") as b:
+        with tab(client, f"/ws/{gid}") as a, tab(client, f"/ws/{gid}") as b:
             m = a.receive_json()
             assert b.receive_json() == m
             for k in range(4):                      # the tabs take turns to play the seat to move
@@ -436,7 +437,7 @@ def test_the_whole_move_list_and_any_earlier_position_read_only(db):
     with client_for(db) as client:
         gid = new_game(client, ["human", "random", "random", "random"])
         seed = Store(db).load(gid)[0]["seed"]
-        with client.websocket_connect(f"/ws/{gid}") as ws:
+        with tab(client, f"/ws/{gid}") as ws:
             m = play_human_moves(ws, 6, seed)
         actions = Store(db).load(gid)[1]
         listed = client.get(f"/api/games/{gid}/moves").json()["moves"]
@@ -454,3 +455,17 @@ def test_the_whole_move_list_and_any_earlier_position_read_only(db):
         assert client.get(f"/api/games/{gid}/at/-1").status_code == 404
         assert client.get("/api/games/nosuch/moves").status_code == 404
         assert len(Store(db).load(gid)[1]) == len(actions)               # looking moved nothing
+
+
+def test_a_tab_gets_the_picture_once_then_what_changed(db):
+    """After the first state message (the SVG's pieces), each carries only a patch from what the tab
+    holds; applied, it gives the very picture the game's page would draw now, at a fraction of the
+    bytes (issue 42: the whole 52 KB picture was sent with every move)."""
+    with client_for(db) as client:
+        gid = new_game(client, ["human", "random", "random", "random"])
+        seed = Store(db).load(gid)[0]["seed"]
+        with tab(client, f"/ws/{gid}") as ws:
+            m = play_human_moves(ws, 8, seed)
+            assert m["svg"] == client.get(f"/api/games/{gid}").json()["svg"]
+            first, later = ws.bytes[0], ws.bytes[1:]
+            assert len(later) > 8 and max(later) < first / 3, (first, later)
