@@ -73,10 +73,11 @@ def _int(value, what: str) -> int:
 
 def check_new_game(body, offered: tuple[str, ...]) -> dict:
     """The settings of a new game from the browser's request {"num_players": 1-4, "variant": ...,
-    "seats": ["human" or an offered agent spec, one per seat]}; Refused otherwise."""
+    "seats": ["human" or an offered agent spec, one per seat], "links": true for a link per human seat
+    (people on other machines)}; Refused otherwise."""
     if not isinstance(body, dict):
         raise Refused("a new game is a JSON object {num_players, variant, seats}")
-    unknown = sorted(set(body) - {"num_players", "variant", "seats", "seating"})
+    unknown = sorted(set(body) - {"num_players", "variant", "seats", "seating", "links"})
     if unknown:
         raise Refused(f"unknown field(s) {', '.join(unknown)}")
     n = _int(body.get("num_players"), "num_players")
@@ -101,8 +102,26 @@ def check_new_game(body, offered: tuple[str, ...]) -> dict:
             seating = seating_names(parse_seating(seating, n))
         except ValueError as e:
             raise Refused(str(e)) from None
-    return {"num_players": n, "variant": variant, "seats": list(seats), "seating": seating,
-            "seed": secrets.randbits(63)}
+    links = body.get("links", False)
+    if not isinstance(links, bool):
+        raise Refused(f"links must be true or false, got {json.dumps(links)}")
+    if links and HUMAN not in seats:
+        raise Refused("links: a link is for a human seat; no seat is human")
+    settings = {"num_players": n, "variant": variant, "seats": list(seats), "seating": seating,
+                "seed": secrets.randbits(63)}
+    if links:           # a key per human seat: its link moves that seat only (never sent in a state)
+        settings["seat_keys"] = [secrets.token_urlsafe(12) if s == HUMAN else None for s in seats]
+    return settings
+
+
+def seats_of_key(settings: dict, key: str | None) -> frozenset | None:
+    """The seats a tab may move: every human seat in a game without links (a hot seat); in a game
+    with links, the seat whose key the tab's address carries, or none (a spectator)."""
+    keys = settings.get("seat_keys")
+    if keys is None:
+        return None
+    return frozenset(p for p, k in enumerate(keys) if k is not None and key is not None
+                     and hmac.compare_digest(k.encode(), key.encode()))
 
 
 def new_game(settings: dict) -> Game:
@@ -179,6 +198,7 @@ class Room:
         self.lock = asyncio.Lock()
         self.sockets: set[WebSocket] = set()
         self.sent: dict[WebSocket, list[str]] = {}     # the SVG pieces each open tab holds
+        self.tab_seats: dict[WebSocket, frozenset | None] = {}   # the seats each tab may move (seats_of_key)
         self.driver: asyncio.Task | None = None
         self.failure: str | None = None
         self.analyst = Analyst(analysis, settings["num_players"], settings["seed"])
@@ -197,13 +217,14 @@ class Room:
         self.store.add_move(self.gid, len(self.moves), action)
         self._apply(action)
 
-    def undo_step(self) -> int | None:
+    def undo_step(self, seats: frozenset | None = None) -> int | None:
         """The step of the last human move (an undo goes back to just before it); None if none, or
         once the game is over: its record (with the seed, hence every deck order and die) is then
         public, so reopening the game would let a player replay it knowing the future."""
         if self.game.is_over:
             return None
-        return next((m["step"] for m in reversed(self.moves) if m["player"] == HUMAN), None)
+        return next((m["step"] for m in reversed(self.moves) if m["player"] == HUMAN
+                     and (seats is None or m["seat"] in seats)), None)
 
     def undo(self, step: int) -> None:
         """Take back the moves from `step` on: the store forgets them, the game is replayed to it, the
@@ -227,10 +248,16 @@ class Room:
         return {"step": step, "svg": scene_svg(board_scene(g)), "decision": decision_label(g),
                 "move": self.moves[step] if step < len(self.moves) else None}
 
-    def state_for(self, ws, view: dict) -> dict:
+    def state_for(self, ws, view: dict, seats: frozenset | None = None) -> dict:
         """The state message for one tab from view(parts=True): the whole picture the first time,
         then only how it changed (`svg_patch`, svg_patch()) from what that tab holds."""
         msg = dict(view)
+        if "seat_keys" in self.settings:      # this tab's seats: a link's own, or none (watching)
+            msg["you"] = sorted(seats or ())
+            msg["human_to_move"] = msg["human_to_move"] and msg["to_move"] in (seats or ())
+            msg["can_undo"] = self.undo_step(seats) is not None
+            if not msg["human_to_move"]:
+                msg["legal"] = []
         new = msg.pop("svg_parts")
         old = self.sent.get(ws)
         msg["svg_parts" if old is None else "svg_patch"] = new if old is None else svg_patch(old, new)
@@ -261,7 +288,7 @@ class Room:
         return not g.is_over and self.settings["seats"][int(g.current_player)] != HUMAN and self.failure is None
 
     # ---------------------------------------------------------------- the browser's messages
-    def check(self, text) -> tuple[str, int]:
+    def check(self, text, seats: frozenset | None = None) -> tuple[str, int]:
         """What a browser message asks: ("act", a) for {"type": "act", "step": k, "seat": p, "action":
         a}, refused unless it is for the current step, from the human seat to move and legal; ("undo",
         j) for {"type": "undo", "step": k}, back to just before the last human move (step j);
@@ -283,7 +310,7 @@ class Room:
                 raise Refused(f"stale message: it is for step {step}, the game is at step {len(self.moves)}")
             if msg["type"] == "analyze":
                 return "analyze", step
-            back = self.undo_step()
+            back = self.undo_step(seats)
             if back is None and self.game.is_over:
                 raise Refused("the game is over: its moves are final (its record, with the seed, is public now)")
             if back is None:
@@ -306,6 +333,9 @@ class Room:
             raise Refused(f"out of turn: {g.seat_name(p)} (a bot, {self.settings['seats'][p]}) is to move")
         if seat != p:
             raise Refused(f"out of turn: {g.seat_name(p)} (seat {p}) is to move, not seat {seat}")
+        if seats is not None and p not in seats:
+            raise Refused(f"not your seat: {g.seat_name(p)} is played from its own link"
+                          + ("" if seats else " (this tab watches: open a seat's link to play)"))
         mask = g.action_mask()
         if not 0 <= action < mask.shape[0] or not mask[action]:
             raise Refused(f"illegal action {action}: not one of the {len(g.legal_actions())} legal actions now")
@@ -376,7 +406,7 @@ class Room:
         view = self.view(parts=True)
         for ws in list(self.sockets):
             try:
-                await ws.send_json(self.state_for(ws, view))
+                await ws.send_json(self.state_for(ws, view, self.tab_seats.get(ws)))
             except Exception:       # a closed tab
                 self.sockets.discard(ws)
                 self.sent.pop(ws, None)
@@ -472,7 +502,14 @@ def create_app(db_path: str, *, agents: tuple[str, ...] = DEFAULT_AGENTS, token:
         except Refused as e:
             return refuse(400, str(e))
         room = rooms.new(settings)
-        return JSONResponse({"game": room.gid, "url": f"/game/{room.gid}"}, status_code=201)
+        out = {"game": room.gid, "url": f"/game/{room.gid}"}
+        if "seat_keys" in settings:       # a link per human seat, to hand to each player (the token with it)
+            names = seat_names(room.game)
+            extra = f"&token={token}" if token is not None else ""
+            out["links"] = {names[p]: f"/game/{room.gid}?seat={k}{extra}"
+                            for p, k in enumerate(settings["seat_keys"]) if k is not None}
+            out["url"] = next(iter(out["links"].values()))
+        return JSONResponse(out, status_code=201)
 
     def guarded(find):
         """A route of one thing of the path: the token checked, then handler(request, thing) with
@@ -562,8 +599,9 @@ def create_app(db_path: str, *, agents: tuple[str, ...] = DEFAULT_AGENTS, token:
             return
         await ws.accept()
         room.sockets.add(ws)
+        room.tab_seats[ws] = seats = seats_of_key(room.settings, ws.query_params.get("seat"))
         try:
-            await ws.send_json(room.state_for(ws, room.view(parts=True)))
+            await ws.send_json(room.state_for(ws, room.view(parts=True), seats))
             room.kick()
             while True:
                 msg = await ws.receive()
@@ -571,7 +609,7 @@ def create_app(db_path: str, *, agents: tuple[str, ...] = DEFAULT_AGENTS, token:
                     break
                 try:
                     async with room.lock:
-                        kind, value = room.check(msg.get("text"))
+                        kind, value = room.check(msg.get("text"), seats)
                         if kind == "act":
                             room.record(value)
                         elif kind == "undo":
@@ -593,6 +631,7 @@ def create_app(db_path: str, *, agents: tuple[str, ...] = DEFAULT_AGENTS, token:
         finally:
             room.sockets.discard(ws)
             room.sent.pop(ws, None)
+            room.tab_seats.pop(ws, None)
 
     @asynccontextmanager
     async def lifespan(app):

@@ -74,8 +74,11 @@ def index_html(offered: tuple[str, ...], variants: list[str], games: list[dict],
 <label>variant <select id="variant">{variant_opts}</select></label>
 <label id="seating-label">seating (clockwise) <select id="seating"></select></label>
 <fieldset><legend>seats (UK, France, USA, Italy)</legend>{seats}</fieldset>
+<label><input type="checkbox" id="links"> players on other machines: a link per human seat</label>
 <button type="submit" id="start">start</button> <span id="error"></span>
 </form>
+<div id="invite" hidden><h2>Links to the game</h2><p>Each link plays its seat only; send each player
+theirs. The game's own page, without a link, watches.</p><ul id="invite-links"></ul></div>
 {watch_link}<h1>Games</h1>
 <table><tr><th>game</th><th>started</th><th>players</th><th>seats</th><th>moves</th></tr>{rows}</table>
 <script>
@@ -99,10 +102,17 @@ document.getElementById("new").onsubmit = async (ev) => {{
   const body = {{num_players: n, variant: document.getElementById("variant").value, seats}};
   const orders = SEATINGS[n] || [];
   if (orders.length > 1) body.seating = orders[+document.getElementById("seating").value];
+  if (document.getElementById("links").checked) body.links = true;
   const r = await fetch("/api/games", {{method: "POST", headers: {{"Content-Type": "application/json"}},
     body: JSON.stringify(body)}});
   const j = await r.json();
-  if (r.ok) location.href = j.url; else document.getElementById("error").textContent = j.error;
+  if (!r.ok) {{ document.getElementById("error").textContent = j.error; return; }}
+  if (!j.links) {{ location.href = j.url; return; }}
+  document.getElementById("invite-links").replaceChildren(...Object.entries(j.links).map(([seat, url]) => {{
+    const li = document.createElement("li"), a = document.createElement("a");
+    a.href = url; a.className = "seat-link"; a.dataset.seat = seat; a.textContent = `${{seat}}: ${{location.origin}}${{url}}`;
+    li.appendChild(a); return li; }}));
+  document.getElementById("invite").hidden = false;
 }};
 </script></body></html>"""
 
@@ -223,6 +233,7 @@ function draw(s) {{
   el("status").textContent = s.over ? "the game is over" :
     `step ${{s.step}}, turn ${{s.turn}}, ${{who.player}} to move: ${{s.decision_text}}` +
     (s.solitaire ? ` (${{s.seats[0].name}}: ${{s.solitaire.vp}} VP of the ${{s.solitaire.target}} to win)` : "") +
+    (s.you ? (s.you.length ? ` (you play ${{s.you.map(p => s.seats[p].name).join(", ")}})` : " (you watch)") : "") +
     (s.failure ? ` (stopped: ${{s.failure}})` : "");
   el("lastmove").replaceChildren(...(s.last_move ? [text("p", `last move (step ${{s.last_move.step}}): ` + moveText(s.last_move), "last")] : []));
   el("legal").replaceChildren(...s.legal.map(a => {{

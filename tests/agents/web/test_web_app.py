@@ -469,3 +469,43 @@ def test_a_tab_gets_the_picture_once_then_what_changed(db):
             assert m["svg"] == client.get(f"/api/games/{gid}").json()["svg"]
             first, later = ws.bytes[0], ws.bytes[1:]
             assert len(later) > 8 and max(later) < first / 3, (first, later)
+
+
+def test_a_link_per_human_seat_moves_that_seat_only(db):
+    """A game started with links: each human seat's link plays that seat only; the page without a
+    link watches; the keys never appear in a state, the game list or the record (issue 42)."""
+    with client_for(db) as client:
+        r = client.post("/api/games", json={"num_players": 2, "seats": ["human", "human"], "links": True})
+        assert r.status_code == 201
+        links = r.json()["links"]
+        assert sorted(links) == ["FRANCE", "UK"] and r.json()["url"] == links["UK"]
+        keys = [u.split("seat=")[1] for u in links.values()]
+        gid = r.json()["game"]
+        with tab(client, links["UK"].replace("/game/", "/ws/")) as uk, \
+                tab(client, links["FRANCE"].replace("/game/", "/ws/")) as fr, tab(client, f"/ws/{gid}") as watch:
+            m_uk, m_fr, m_w = uk.receive_json(), fr.receive_json(), watch.receive_json()
+            assert m_uk["you"] == [0] and m_fr["you"] == [1] and m_w["you"] == []
+            for m in (m_uk, m_fr, m_w):
+                assert not any(k in json.dumps(m) for k in keys)
+            mover, other = (uk, fr) if m_uk["to_move"] == 0 else (fr, uk)
+            m = m_uk if mover is uk else m_fr
+            assert m["legal"] and m["human_to_move"] and not (m_fr if mover is uk else m_uk)["legal"]
+            act = {"type": "act", "step": m["step"], "seat": m["to_move"], "action": m["legal"][0]["action"]}
+            for wrong in (other, watch):                 # neither the other seat's link nor a watcher moves it
+                wrong.send_json(act)
+                while (e := wrong.receive_json())["type"] == "state":
+                    pass
+                assert "not your seat" in e["error"]
+            assert len(Store(db).load(gid)[1]) == 0
+            mover.send_json(act)
+            while (s := mover.receive_json())["step"] == 0:
+                pass
+            assert len(Store(db).load(gid)[1]) == 1
+        page = client.get("/").text
+        assert not any(k in page for k in keys) and not any(k in client.get(f"/api/games/{gid}").text for k in keys)
+    for bad, says in (({"links": "yes"}, "links must be true or false"), ({"links": True, "seats": ["random"] * 2},
+                                                                              "no seat is human")):
+        with client_for(db) as client:
+            body = {"num_players": 2, "seats": ["human", "human"], **bad}
+            r = client.post("/api/games", json=body)
+            assert r.status_code == 400 and says in r.json()["error"], r.json()

@@ -221,3 +221,36 @@ def test_the_game_page_reads_at_phone_tablet_and_laptop_widths_and_plays_by_keyb
         finally:
             from v1919_env.view.scene import WIDTH
             b.call("Emulation.setDeviceMetricsOverride", width=WIDTH, height=1100, deviceScaleFactor=1, mobile=False)
+
+
+def test_two_browsers_play_two_seats_of_one_game_through_their_own_links(browser, tmp_path):
+    """A 2-player game of two people: each browser opens its seat's link and sees the moves only when
+    its seat is to move; six moves are played, each in the browser of the seat to move (issue 42)."""
+    import urllib.request
+
+    from helpers.browser import Browser
+
+    other_dir = tmp_path / "chromium-2"
+    other_dir.mkdir()
+    a, b = browser, Browser(other_dir)
+    try:
+        with web_server(tmp_path / "games.sqlite3", "--bot-delay", "0") as base:
+            req = urllib.request.Request(base + "/api/games", method="POST", headers={"Content-Type": "application/json"},
+                                         data=json.dumps({"num_players": 2, "seats": ["human", "human"],
+                                                          "links": True}).encode())
+            links = json.loads(urllib.request.urlopen(req, timeout=10).read())["links"]
+            for br, seat in ((a, "UK"), (b, "FRANCE")):
+                br.call("Page.navigate", url=base + links[seat])
+                br.wait("document.getElementById('status') && document.getElementById('status').dataset.step")
+                assert f"(you play {seat})" in br.js("document.getElementById('status').textContent")
+            for k in range(6):
+                for br in (a, b):
+                    br.wait(f"+document.getElementById('status').dataset.step === {k}")
+                has = [br.js("!!document.querySelector('#legal button')") for br in (a, b)]
+                assert sum(has) == 1, (k, has)              # only the seat to move sees its moves
+                mover = (a, b)[has.index(True)]
+                mover.js("document.querySelector('#legal button').click()")
+            for br in (a, b):
+                br.wait("+document.getElementById('status').dataset.step === 6")
+    finally:
+        b.close()
