@@ -9,10 +9,19 @@ value (`ismcts`: the seat's expected win share; `guided`: the network's value sc
 The win probability is `agents.win_probability` (the shipped network's value head, calibrated),
 from each seat's own observation; it needs the train extra (torch) and a 2-4 player game, and the
 payload says why when it is not there.
+
+`AnalysisWorker` runs the analyses in a process of their own (so that no other game's moves wait on
+a search), which the server starts with itself and warms up at once: it compiles the search's
+kernels and loads the network while nobody waits yet.
 """
 from __future__ import annotations
 
+import asyncio
 import logging
+import multiprocessing as mp
+import os
+from collections import OrderedDict
+from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
@@ -116,3 +125,96 @@ def analyze(analyst: Analyst, info_set, start, actions: list[int], step: int) ->
     return {"type": "analysis", "step": step,
             "search": None if info_set is None else analyst.search(info_set, step),
             "win_probability": analyst.win_probability(start, actions)}
+
+
+# ----------------------------------------------------------------------------- the worker process
+_ANALYSTS: "OrderedDict[str, Analyst]" = OrderedDict()     # in the worker: the open games' analysts
+KEEP = 32                                                  # the most recently analysed games kept
+
+
+def _in_worker(gid: str, spec: str, num_players: int, seed: int, info: dict | None, start: dict,
+               actions: list[int], step: int) -> dict:
+    from v1919_env.game import Game
+
+    analyst = _ANALYSTS.pop(gid, None) or Analyst(spec, num_players, seed)
+    _ANALYSTS[gid] = analyst
+    while len(_ANALYSTS) > KEEP:
+        _ANALYSTS.popitem(last=False)[1].close()
+    return analyze(analyst, None if info is None else Game.from_dict(info), Game.from_dict(start), actions, step)
+
+
+def _forget(gid: str) -> None:
+    analyst = _ANALYSTS.pop(gid, None)
+    if analyst is not None:
+        analyst.close()
+
+
+def _warm(spec: str) -> float:
+    """Compile the search's kernels and load the network (a first search, then forgotten); seconds."""
+    import time
+
+    from v1919_env.game import Game
+
+    t0 = time.perf_counter()
+    g = Game.new(4, seed=0)
+    analyze(Analyst(spec, 4, 0), g.information_set(int(g.current_player), 1), g, [], 0)
+    return time.perf_counter() - t0
+
+
+def _init_worker(parent: int) -> None:
+    """One thread for torch; and the worker ends with the server, however the server ends (killed
+    included): the kernel signals it when its parent dies (Linux), and a thread watches the parent."""
+    import signal
+    import threading
+    import time
+
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGTERM))     # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(0)
+
+    if os.getppid() != parent:
+        os._exit(0)
+    threading.Thread(target=watch, daemon=True).start()
+    try:
+        import torch
+
+        torch.set_num_threads(1)
+    except ImportError:
+        pass
+
+
+class AnalysisWorker:
+    """The server's analyses, one at a time, in a spawned process of their own."""
+
+    def __init__(self, spec: str, warm: bool = True):
+        self.spec = spec
+        self.pool = ProcessPoolExecutor(1, mp_context=mp.get_context("spawn"), initializer=_init_worker,
+                                        initargs=(os.getpid(),))
+        # with warm: at once, so that the first analysis asked for does not compile
+        self.ready = self.pool.submit(_warm, spec) if warm else None
+
+    async def analyze(self, gid: str, num_players: int, seed: int, info, start, actions: list[int],
+                      step: int) -> dict:
+        """The analysis message (analyze()) of game `gid` (its analyst kept in the worker)."""
+        fut = self.pool.submit(_in_worker, gid, self.spec, num_players, seed,
+                               None if info is None else info.to_dict(), start.to_dict(), list(actions), step)
+        return await asyncio.wrap_future(fut)
+
+    def forget(self, gid: str) -> None:
+        self.pool.submit(_forget, gid)
+
+    def close(self) -> None:
+        """Stop the worker now, a search or the warm-up under way included (a server stops at once)."""
+        procs = list((getattr(self.pool, "_processes", None) or {}).values())
+        self.pool.shutdown(wait=False, cancel_futures=True)
+        for p in procs:
+            p.terminate()

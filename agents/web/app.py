@@ -43,7 +43,7 @@ from v1919_env.view.scene import board_scene
 from v1919_env.view.svg import scene_parts, scene_svg
 
 from . import page
-from .analysis import DEFAULT_ANALYSIS, Analyst, analyze, check_analysis_spec
+from .analysis import DEFAULT_ANALYSIS, AnalysisWorker, check_analysis_spec
 from .places import action_place, drawn_places
 from .store import Store
 from .watch import Watched
@@ -53,6 +53,7 @@ log = logging.getLogger(__name__)
 DEFAULT_AGENTS = ("rulebot", "random", "greedy", "ismcts", "ismcts:iterations=1000")
 """The agent specs the new-game page offers unless `v1919 serve --agent` names others."""
 HUMAN = "human"
+TOKEN_NEEDED = "this server needs its token: open the address it printed (…?token=…)"
 LOG_MOVES = 12          # the moves the payload lists (the newest last)
 MAX_MESSAGE = 4096      # characters: a browser message is a small JSON object
 
@@ -188,7 +189,7 @@ class Room:
     every change; a bot's move is chosen in a worker thread and applied under the lock."""
 
     def __init__(self, gid: str, settings: dict, actions: list[int], store: Store, bot_delay: float,
-                 analysis: str = DEFAULT_ANALYSIS):
+                 analyst: AnalysisWorker | None = None):
         self.gid, self.settings, self.store, self.bot_delay = gid, settings, store, bot_delay
         self.game = new_game(settings)
         self.moves: list[dict] = []
@@ -201,8 +202,8 @@ class Room:
         self.tab_seats: dict[WebSocket, frozenset | None] = {}   # the seats each tab may move (seats_of_key)
         self.driver: asyncio.Task | None = None
         self.failure: str | None = None
-        self.analyst = Analyst(analysis, settings["num_players"], settings["seed"])
-        self.analysis_lock = asyncio.Lock()      # one analysis at a time (its agent and curve are shared)
+        self.analyst = analyst                   # the server's analysis process (None: no analysis)
+        self.analysis_lock = asyncio.Lock()      # one analysis of this game at a time
 
     def _apply(self, action: int) -> None:
         g = self.game
@@ -352,8 +353,11 @@ class Room:
                 info = None if g.is_over else hand_off(
                     g, int(g.current_player), np.random.default_rng([self.settings["seed"], 0xA7A1, step]))
                 actions = [m["action"] for m in self.moves]
+            if self.analyst is None:
+                raise AgentError("this server runs no analysis")
             try:
-                return await run_in_threadpool(analyze, self.analyst, info, new_game(self.settings), actions, step)
+                return await self.analyst.analyze(self.gid, self.settings["num_players"], self.settings["seed"],
+                                                  info, new_game(self.settings), actions, step)
             except Exception as e:      # reported to the browser that asked; the game is not touched
                 raise AgentError(f"{type(e).__name__}: {e}") from e
 
@@ -416,7 +420,8 @@ class Room:
             self.driver.cancel()
         for agent in self.agents.values():
             agent.close()
-        self.analyst.close()
+        if self.analyst is not None:
+            self.analyst.forget(self.gid)
 
 
 class Rooms:
@@ -425,13 +430,16 @@ class Rooms:
     def __init__(self, store: Store, bot_delay: float, analysis: str = DEFAULT_ANALYSIS):
         self.store, self.bot_delay, self.analysis = store, bot_delay, analysis
         self.rooms: dict[str, Room] = {}
+        self.analyst: AnalysisWorker | None = None      # started with the server (lifespan)
 
     def get(self, gid: str) -> Room | None:
         if gid not in self.rooms:
             found = self.store.load(gid)
             if found is None:
                 return None
-            self.rooms[gid] = Room(gid, found[0], found[1], self.store, self.bot_delay, self.analysis)
+            if self.analyst is None:
+                self.analyst = AnalysisWorker(self.analysis, warm=False)
+            self.rooms[gid] = Room(gid, found[0], found[1], self.store, self.bot_delay, self.analyst)
         return self.rooms[gid]
 
     def new(self, settings: dict) -> Room:
@@ -442,6 +450,8 @@ class Rooms:
     async def close(self) -> None:
         for room in self.rooms.values():
             await room.close()
+        if self.analyst is not None:
+            self.analyst.close()
 
 
 def _same_origin(headers) -> bool:
@@ -452,7 +462,8 @@ def _same_origin(headers) -> bool:
 
 def create_app(db_path: str, *, agents: tuple[str, ...] = DEFAULT_AGENTS, token: str | None = None,
                allowed_hosts: list[str] | None = None, bot_delay: float = 0.4,
-               analysis: str = DEFAULT_ANALYSIS, records: list | None = None) -> Starlette:
+               analysis: str = DEFAULT_ANALYSIS, records: list | None = None,
+               warm_analysis: bool = False) -> Starlette:
     """The application over the SQLite file `db_path`. `agents`: the specs the browser may seat
     (checked here: each builds); `token`: when set, every request needs it (?token=, or the cookie
     the first page sets); `allowed_hosts`: the Host headers accepted (DNS rebinding); `bot_delay`:
@@ -480,12 +491,15 @@ def create_app(db_path: str, *, agents: tuple[str, ...] = DEFAULT_AGENTS, token:
             response.set_cookie("v1919_token", token, httponly=True, samesite="strict")
         return response
 
-    def refuse(status: int, text: str) -> JSONResponse:
+    def refuse(status: int, text: str, request: Request | None = None) -> Response:
+        """The error as JSON for the API and the WebSocket, as a page for an address a person opens."""
+        if request is not None and not request.url.path.startswith("/api/"):
+            return HTMLResponse(page.message_html(status, text), status_code=status)
         return JSONResponse({"error": text}, status_code=status)
 
     async def index(request: Request) -> Response:
         if not authorized(request):
-            return refuse(403, "this server needs its token: open the address it printed (…?token=…)")
+            return refuse(403, TOKEN_NEEDED, request)
         return with_cookie(request, HTMLResponse(page.index_html(offered, variant_names(card_tables()[0]),
                                                                  rooms.store.list_games(), SEATINGS,
                                                                  len(watched.paths))))
@@ -517,10 +531,10 @@ def create_app(db_path: str, *, agents: tuple[str, ...] = DEFAULT_AGENTS, token:
         def decorate(handler):
             async def route(request: Request) -> Response:
                 if not authorized(request):
-                    return refuse(403, "token needed")
+                    return refuse(403, TOKEN_NEEDED, request)
                 thing = find(request)
                 if isinstance(thing, str):
-                    return refuse(404, thing)
+                    return refuse(404, thing, request)
                 return await handler(request, thing)
             return route
         return decorate
@@ -563,7 +577,7 @@ def create_app(db_path: str, *, agents: tuple[str, ...] = DEFAULT_AGENTS, token:
 
     async def watch_index(request: Request) -> Response:
         if not authorized(request):
-            return refuse(403, "token needed")
+            return refuse(403, TOKEN_NEEDED, request)
         files = await run_in_threadpool(lambda: [watched.listing(k) for k in range(len(watched.paths))])
         return with_cookie(request, HTMLResponse(page.watch_index_html(files)))
 
@@ -635,6 +649,8 @@ def create_app(db_path: str, *, agents: tuple[str, ...] = DEFAULT_AGENTS, token:
 
     @asynccontextmanager
     async def lifespan(app):
+        if warm_analysis and rooms.analyst is None:    # `v1919 serve`: the analysis process starts with the
+            rooms.analyst = AnalysisWorker(rooms.analysis, warm=True)    # server and compiles at once
         yield
         await rooms.close()
 

@@ -117,6 +117,13 @@ document.getElementById("new").onsubmit = async (ev) => {{
 </script></body></html>"""
 
 
+def message_html(status: int, text: str) -> str:
+    """A page that says why the server refused (a missing token, no such game)."""
+    return f"""<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Versailles 1919: {status}</title>
+<style>{STYLE}</style></head><body><h1><a href="/">Versailles 1919</a></h1>
+<p id="refused">{escape(text)}</p></body></html>"""
+
+
 def game_html(gid: str) -> str:
     """A game's page: it opens the game's WebSocket and draws each state the server sends."""
     return f"""<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Versailles 1919: game {escape(gid)}</title>
@@ -137,7 +144,8 @@ def game_html(gid: str) -> str:
 </div></div>
 <script>
 const GAME = {json.dumps(gid)};
-let state = null, socket = null, moves = [], viewing = null, svgParts = [];
+let state = null, socket = null, moves = [], viewing = null, svgParts = [], analysisStep = null, ticking = null;
+function stopTicking() {{ if (ticking) clearInterval(ticking); ticking = null; }}
 const el = id => document.getElementById(id);
 function text(tag, t, cls) {{ const e = document.createElement(tag); e.textContent = t; if (cls) e.className = cls; return e; }}
 function moveText(m) {{ return `${{m.name}} (${{m.player}}): ${{m.move}}`; }}
@@ -228,6 +236,10 @@ function draw(s) {{
   markPlaces(s.legal);
   markLastMove(s.last_move);
   cardTexts();
+  if (analysisStep !== null && analysisStep !== s.step) {{     // an analysis shown is of an earlier position
+    const label = el("analysis").querySelector(".analysis-step");
+    if (label) label.textContent = `analysis of step ${{analysisStep}} (an earlier position: the game is at step ${{s.step}})`;
+  }}
   const who = s.to_move === null ? null : s.seats[s.to_move];
   el("status").dataset.step = s.step;
   el("status").textContent = s.over ? "the game is over" :
@@ -252,8 +264,10 @@ function draw(s) {{
 }}
 function showAnalysis(m) {{
   if (m.step !== state.step) return;
+  stopTicking();
   el("analysis-status").textContent = "";
-  const rows = [];
+  analysisStep = m.step;
+  const rows = [text("p", `analysis of step ${{m.step}}`, "analysis-step")];
   if (m.search) {{
     const who = state.seats[m.search.seat].name;
     rows.push(text("p", `${{m.search.agent}}, ${{m.search.simulations}} simulations, for ${{who}} (its information set only)`));
@@ -288,14 +302,26 @@ function plot(p) {{                        // each seat's win probability along 
     " (the shipped network's win probability, each seat from its own view)</p>";
 }}
 el("analyze").onclick = () => {{
-  el("analysis-status").textContent = "analysing…";
+  if (!connected()) return;
+  const t0 = Date.now();
+  stopTicking();
+  const tick = () => el("analysis-status").textContent = `analysing step ${{state.step}}… ` +
+    `${{Math.round((Date.now() - t0) / 1000)}} s (a search of the seat to move's information set)`;
+  tick(); ticking = setInterval(tick, 1000);
   socket.send(JSON.stringify({{type: "analyze", step: state.step}}));
 }};
+function connected() {{                  // a move made while the connection is down is not lost in silence
+  if (socket && socket.readyState === WebSocket.OPEN) return true;
+  el("error").textContent = "not connected to the server (reconnecting…): nothing was sent; try again in a moment";
+  return false;
+}}
 function act(a) {{
+  if (!connected()) return;
   el("error").textContent = "";
   socket.send(JSON.stringify({{type: "act", step: state.step, seat: state.to_move, action: a}}));
 }}
 el("undo").onclick = () => {{
+  if (!connected()) return;
   el("error").textContent = "";
   socket.send(JSON.stringify({{type: "undo", step: state.step}}));
 }};
@@ -310,7 +336,7 @@ function connect() {{
       m.svg = svgParts.join("");
       draw(m);
     }} else if (m.type === "analysis") showAnalysis(m);
-    else if (m.type === "error") {{ el("error").textContent = m.error; el("analysis-status").textContent = ""; }}
+    else if (m.type === "error") {{ el("error").textContent = m.error; stopTicking(); el("analysis-status").textContent = ""; }}
   }};
   socket.onclose = () => {{ el("status").textContent = "disconnected: reconnecting…"; setTimeout(connect, 1000); }};
 }}

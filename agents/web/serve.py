@@ -59,7 +59,7 @@ def cmd_serve(args) -> int:
     except OSError as e:
         raise CommandError(f"--db {s['db']}: cannot make its folder {folder} ({e.strerror or e})") from None
     try:
-        app = create_app(s["db"], agents=s["agents"] or DEFAULT_AGENTS, token=s["token"],
+        app = create_app(s["db"], warm_analysis=True, agents=s["agents"] or DEFAULT_AGENTS, token=s["token"],
                          allowed_hosts=s["allowed_hosts"], bot_delay=s["bot_delay"],
                          analysis=s["analysis"] or DEFAULT_ANALYSIS, records=s["records"])
     except ValueError as e:         # an agent or analysis spec that does not build, a records file that is not one

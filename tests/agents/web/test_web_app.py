@@ -281,6 +281,13 @@ def test_a_token_guards_every_request(db):
         client.cookies.clear()
         assert client.get(f"/api/games/{gid}").status_code == 403
         assert client.get(f"/api/games/{gid}?token={'x' * 20}").status_code == 403
+        # a page a person opens says so as a page, the API as JSON (issue 42: raw JSON was shown)
+        for url in ("/", f"/game/{gid}", "/watch"):
+            r = client.get(url)
+            assert r.status_code == 403 and r.headers["content-type"].startswith("text/html")
+            assert "this server needs its token" in r.text and token not in r.text
+        assert client.get(f"/api/games/{gid}").json()["error"].startswith("this server needs its token")
+        assert client.get(f"/game/nosuch?token={token}").headers["content-type"].startswith("text/html")
         with pytest.raises(WebSocketDisconnect) as e, tab(client, f"/ws/{gid}") as ws:
             ws.receive_json()
         assert e.value.code == 4403
