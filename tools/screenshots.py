@@ -29,12 +29,7 @@ def _png(b: Browser, width: int, height: int) -> bytes:
 def web_app(b: Browser, db: Path, moves: int) -> bytes:
     """The game page after `moves` human moves (each the middle one of the list)."""
     with web_server(db, "--bot-delay", "0", "--agent", "rulebot") as base:
-        b.call("Page.navigate", url=base + "/")
-        b.wait("document.readyState === 'complete' && document.getElementById('start')")
-        b.js("""(() => { const s = document.querySelectorAll('.seat'); s[0].value = 'human';
-                 for (let k = 1; k < s.length; k++) s[k].value = 'rulebot';
-                 document.getElementById('start').click(); })()""")
-        b.wait("location.pathname.startsWith('/game/') && document.querySelector('#legal button')")
+        b.start_game(base)
         for _ in range(moves):
             k = int(b.js("document.getElementById('status').dataset.step"))
             b.js("(() => { const l = document.querySelectorAll('#legal button'); l[l.length >> 1].click(); })()")

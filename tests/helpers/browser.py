@@ -105,6 +105,16 @@ class Browser:
             self.call("Input.dispatchKeyEvent", type=kind, key=key, code=code, windowsVirtualKeyCode={
                 "ArrowRight": 39, "ArrowLeft": 37, "Enter": 13, " ": 32}[key])
 
+    def start_game(self, base: str, bot: str = "rulebot") -> None:
+        """From the new-game page of the server at `base`: a human in the first seat, `bot` in the
+        others (4 players), started; returns when the human has moves to choose from."""
+        self.call("Page.navigate", url=base + "/")
+        self.wait("document.readyState === 'complete' && document.getElementById('start')")
+        self.js(f"""(() => {{ const s = document.querySelectorAll('.seat'); s[0].value = 'human';
+                 for (let k = 1; k < s.length; k++) s[k].value = {json.dumps(bot)};
+                 document.getElementById('start').click(); }})()""")
+        self.wait("location.pathname.startsWith('/game/') && document.querySelector('#legal button')")
+
     def screenshot(self):
         from PIL import Image
         png = self.call("Page.captureScreenshot", format="png",

@@ -328,7 +328,7 @@ class _Board:
     def controlled(self, x, y, seat):
         held = [r for r in self.d["settled"] if r["controller"] == seat]
         self.add(Text(x + 10, y, f"Controlled issues ({len(held)})", 11, GREY))
-        per_col, line_h = 7, 12
+        per_col, line_h = 8, 11
         for k, rec in enumerate(held[:2 * per_col]):
             cx, cy = x + 10 + (k // per_col) * 240, y + 14 + (k % per_col) * line_h
             card = self.issues[rec["issue"]]

@@ -196,12 +196,7 @@ def test_the_game_page_reads_at_phone_tablet_and_laptop_widths_and_plays_by_keyb
     reached with Tab and played with Enter (issue 42)."""
     b, db = browser, tmp_path / "games.sqlite3"
     with web_server(db, "--bot-delay", "0", "--agent", "rulebot") as base:
-        b.call("Page.navigate", url=base + "/")
-        b.wait("document.readyState === 'complete' && document.getElementById('start')")
-        b.js("""(() => { const s = document.querySelectorAll('.seat'); s[0].value = 'human';
-                 for (let k = 1; k < s.length; k++) s[k].value = 'rulebot';
-                 document.getElementById('start').click(); })()""")
-        b.wait("location.pathname.startsWith('/game/') && document.querySelector('#legal button')")
+        b.start_game(base)
         try:
             for width in (360, 768, 1280):
                 b.call("Emulation.setDeviceMetricsOverride", width=width, height=900, deviceScaleFactor=1,
