@@ -599,7 +599,8 @@ def create_app(db_path: str, *, agents: tuple[str, ...] = DEFAULT_AGENTS, token:
         if not 0 <= pos < len(games):
             return refuse(404, f"the file holds {len(games)} games, not a game at position {pos}")
         try:
-            return HTMLResponse(await run_in_threadpool(replay_html, games[pos]))
+            back = (f"/watch/{k}", "back to the games")
+            return HTMLResponse(await run_in_threadpool(replay_html, games[pos], 0, back))
         except (RecordError, ReplayError) as e:
             return refuse(422, f"game at position {pos} does not replay: {e}")
 

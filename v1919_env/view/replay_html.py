@@ -102,13 +102,15 @@ def replay_frames(record) -> dict:
                      f"{rec['variant']}, {g.cards.label}"}
 
 
-def replay_html(record, start: int = 0) -> str:
+def replay_html(record, start: int = 0, back: tuple[str, str] | None = None) -> str:
     """The self-contained replay page of `record` (see the module docstring) as a string; it opens
-    at decision `start` unless the URL says #step=K."""
+    at decision `start` unless the URL says #step=K. The controls stay in view at the bottom of the
+    window; `back` = (address, words) puts a link first among them (the web app's list of games)."""
     data = replay_frames(record)
     data["start"] = max(0, min(int(start), len(data["frames"]) - 1))
     payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
-    return (_PAGE.replace("__TITLE__", html.escape(data["title"]))
+    link = "" if back is None else f'<a id="back" href="{html.escape(back[0])}">{html.escape(back[1])}</a>'
+    return (_PAGE.replace("__BACK__", link).replace("__TITLE__", html.escape(data["title"]))
             .replace("__DATA__", payload).replace("__SCRIPT__", _SCRIPT))
 
 
@@ -143,7 +145,9 @@ _PAGE = """<!doctype html>
 body{margin:0;font:14px DejaVu Sans,Arial,sans-serif;background:#fff;color:#212121}
 #board{width:1280px;height:800px}
 #board svg{display:block}
-#controls{padding:8px 12px;display:flex;gap:8px;align-items:center;background:#eceff1;width:1256px}
+#controls{padding:8px 12px;display:flex;gap:8px;align-items:center;background:#eceff1;width:1256px;
+position:sticky;bottom:0;z-index:2}
+#back{margin-right:8px}
 #controls button{font-size:15px;min-width:44px}
 #slider{flex:1}
 #move{padding:6px 12px;font-size:15px;min-height:22px}
@@ -152,7 +156,7 @@ body{margin:0;font:14px DejaVu Sans,Arial,sans-serif;background:#fff;color:#2121
 #log div{cursor:pointer;padding:1px 4px}#log div.now{background:#fff59d}
 </style></head><body>
 <div id="board"></div>
-<div id="controls"><button id="first" title="first">|&lt;</button>
+<div id="controls">__BACK__<button id="first" title="first">|&lt;</button>
 <button id="prev" title="previous (left)">&lt;</button>
 <button id="play" title="play/pause (space)">play</button><button id="next" title="next (right)">&gt;</button>
 <button id="last" title="last">&gt;|</button><input id="slider" type="range" min="0" value="0">

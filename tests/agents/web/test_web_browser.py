@@ -159,6 +159,14 @@ def test_the_analysis_two_games_at_once_and_the_watch_pages(browser, tmp_path):
             second.wait("location.pathname === '/watch/0/0' && document.readyState === 'complete' && "
                         "!!document.querySelector('svg')")
             assert "replay" in second.js("document.title")
+            # its controls stay in view in a short window, with the way back to the list first (issue 42)
+            second.call("Emulation.setDeviceMetricsOverride", width=1280, height=500, deviceScaleFactor=1,
+                        mobile=False)
+            bottom = second.js("document.getElementById('controls').getBoundingClientRect().bottom")
+            assert bottom <= 500 + 1, bottom
+            assert second.js("document.getElementById('back').getAttribute('href')") == "/watch/0"
+            second.js("document.getElementById('back').click()")
+            second.wait("location.pathname === '/watch/0'")
     finally:
         second.close()
 
