@@ -590,6 +590,14 @@ def create_app(db_path: str, *, agents: tuple[str, ...] = DEFAULT_AGENTS, token:
         return JSONResponse(await run_in_threadpool(watched.listing, k))
 
     @for_a_watched_file
+    async def watch_results(request: Request, k: int) -> Response:
+        path = watched.results(k)
+        if path is None:
+            return refuse(404, "no results.md or ladder.md beside this records file", request)
+        text = await run_in_threadpool(path.read_text, "utf-8")
+        return with_cookie(request, HTMLResponse(page.text_html(path.name, text)))
+
+    @for_a_watched_file
     async def watch_game(request: Request, k: int) -> Response:
         try:
             games = await run_in_threadpool(watched.games, k)
@@ -668,6 +676,7 @@ def create_app(db_path: str, *, agents: tuple[str, ...] = DEFAULT_AGENTS, token:
         Route("/watch", watch_index),
         Route("/watch/{k:int}", watch_file),
         Route("/watch/{k:int}/{pos:int}", watch_game),
+        Route("/watch/{k:int}/results", watch_results),
         Route("/api/watch/{k:int}", watch_listing),
     ], middleware=middleware, lifespan=lifespan)
     app.state.rooms = rooms

@@ -117,6 +117,13 @@ document.getElementById("new").onsubmit = async (ev) => {{
 </script></body></html>"""
 
 
+def text_html(title: str, text: str) -> str:
+    """A text file shown as it is (a tournament's results.md)."""
+    return f"""<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Versailles 1919: {escape(title)}</title>
+<style>{STYLE}</style></head><body><h1><a href="/">Versailles 1919</a>: <a href="/watch">watch</a>: {escape(title)}</h1>
+<pre id="text" style="white-space: pre-wrap">{escape(text)}</pre></body></html>"""
+
+
 def message_html(status: int, text: str) -> str:
     """A page that says why the server refused (a missing token, no such game)."""
     return f"""<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Versailles 1919: {status}</title>
@@ -361,7 +368,8 @@ def watch_file_html(k: int, path: str) -> str:
 <style>{STYLE}</style></head><body>
 <h1><a href="/">Versailles 1919</a>: <a href="/watch">watch</a>: {escape(path)}</h1>
 <p id="status">reading…</p><p id="error"></p>
-<table id="games"><tr><th>#</th><th>game</th><th>seats</th><th>winners</th><th>decisions</th><th>forfeit</th></tr></table>
+<p><a id="results" href="/watch/{k}/results" hidden>the tournament's results</a></p>
+<table id="games"><tr><th>#</th><th>game</th><th>seats (nation, score)</th><th>winners</th><th>decisions</th><th>forfeit</th></tr></table>
 <script>
 let shown = 0;
 async function poll() {{
@@ -369,12 +377,13 @@ async function poll() {{
     const r = await fetch("/api/watch/{k}" + location.search);
     const j = await r.json();
     document.getElementById("error").textContent = j.error || "";
+    document.getElementById("results").hidden = !j.results;
     const t = document.getElementById("games");
     for (const g of j.games.slice(shown)) {{
       const tr = t.insertRow(); tr.className = "game";
       const a = document.createElement("a"); a.href = `/watch/{k}/${{g.position}}`; a.textContent = "replay";
       tr.insertCell().appendChild(a);
-      [g.game, g.seats.join(", "), g.winners.join(", "), g.decisions, g.forfeit || ""].forEach(v => tr.insertCell().textContent = v);
+      [g.game, g.players.join(", "), g.winners.join(", "), g.decisions, g.forfeit || ""].forEach(v => tr.insertCell().textContent = v);
     }}
     shown = Math.max(shown, j.games.length);
     document.getElementById("status").textContent = `${{shown}} games so far (new ones appear as they are written)`;

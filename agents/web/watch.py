@@ -30,7 +30,10 @@ def summary(rec: dict, position: int) -> dict:
     res = rec["result"]
     labels = [s["label"] for s in rec["seats"]]
     forfeit = res.get("forfeit")
+    scores = res.get("scores") or []
+    players = [f"{lab} ({str(sc.get('nation', '?')).upper()}, {sc.get('total', '?')})" for lab, sc in zip(labels, scores)]
     return {"position": position, "game": rec["game"], "num_players": rec["num_players"], "seats": labels,
+            "players": players or labels,
             "winners": [labels[p] for p in res["winners"]], "decisions": res["decisions"],
             "forfeit": None if forfeit is None else f"{forfeit['label']}: {forfeit['reason']}"}
 
@@ -57,10 +60,21 @@ class Watched:
         self._cache[k] = (key, records)
         return records
 
+    def results(self, k: int) -> Path | None:
+        """The report beside file k (a tournament's or a ladder's results.md / ladder.md), if any."""
+        for name in ("results.md", "ladder.md"):
+            p = self.paths[k].parent / name
+            if p.is_file():
+                return p
+        return None
+
     def listing(self, k: int) -> dict:
-        """{"file", "games": [summary, ...], "error"} of file k."""
+        """{"file", "games": [summary, ...], "error", "results"} of file k ("results": whether a
+        report lies beside it)."""
+        has = self.results(k) is not None
         try:
             games = self.games(k)
         except (RecordError, OSError) as e:
-            return {"file": str(self.paths[k]), "games": [], "error": str(e)}
-        return {"file": str(self.paths[k]), "games": [summary(r, i) for i, r in enumerate(games)], "error": None}
+            return {"file": str(self.paths[k]), "games": [], "error": str(e), "results": has}
+        return {"file": str(self.paths[k]), "games": [summary(r, i) for i, r in enumerate(games)], "error": None,
+                "results": has}

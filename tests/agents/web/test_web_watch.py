@@ -48,6 +48,16 @@ def test_a_records_file_is_listed_followed_as_it_grows_and_each_game_replayed(tm
         assert "/api/watch/0" in c.get("/watch/0").text
         assert c.get("/watch/0/4").status_code == 404
         assert c.get("/watch/1").status_code == 404 and c.get("/api/watch/1").status_code == 404
+        # the list names each seat's nation and score; a report beside the file is linked (issue 42)
+        g0 = json.loads(lines[0])
+        first = c.get("/api/watch/0").json()["games"][0]
+        assert first["players"] == [f"{s['label']} ({r['nation'].upper()}, {r['total']})"
+                                    for s, r in zip(g0["seats"], g0["result"]["scores"])]
+        assert c.get("/api/watch/0").json()["results"] is False and c.get("/watch/0/results").status_code == 404
+        (tmp_path / "results.md").write_text("| agent | games |\n|---|---|\n| rulebot | 4 |\n")
+        assert c.get("/api/watch/0").json()["results"] is True
+        shown = c.get("/watch/0/results")
+        assert shown.status_code == 200 and "| rulebot | 4 |" in shown.text
 
 
 def test_a_tournament_directory_means_its_games_jsonl_and_a_missing_file_is_refused(tmp_path, lines):
