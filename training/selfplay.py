@@ -34,7 +34,6 @@ from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal
 
 import numpy as np
-import yaml
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from v1919_env import config_schema
