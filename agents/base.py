@@ -13,6 +13,7 @@ agent nothing it could not see; a search agent still draws its own determinizati
 from __future__ import annotations
 
 import inspect
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -119,8 +120,47 @@ def agent_names() -> list[str]:
 
 
 def is_builtin(name: str) -> bool:
-    """True for the agents this package ships (not those a user's module registers)."""
-    return name in _REGISTRY and _REGISTRY[name].__module__.startswith("agents.")
+    """True for the agents this package ships: the class was loaded from a file of this package (its
+    `__module__` string proves nothing: a user's class may claim any name)."""
+    if name not in _REGISTRY:
+        return False
+    try:
+        where = Path(inspect.getfile(_REGISTRY[name])).resolve()
+    except (TypeError, OSError):          # defined in no file (a REPL, exec): not ours
+        return False
+    return where.is_relative_to(_HERE) and where.suffix == ".py"
+
+
+_HERE = Path(__file__).resolve().parent
+
+
+def agent_problem(name: str, options: dict, cmd: bool = False) -> tuple[str, str] | None:
+    """What stops `name` with `options` from taking a seat in a tournament, as (the field at fault:
+    "name", "options", "cmd" or "" for the entry, the sentence), or None: a registered agent that builds
+    with its options and closes, plays without a person, and whose options are plain data (they
+    travel to the workers and into the records)."""
+    import json
+
+    if name not in _REGISTRY:
+        return "name", f"unknown agent {name!r}; agents: {', '.join(agent_names())}"
+    try:
+        agent = make_agent(name, **options)
+    except AgentError as e:
+        return ("cmd" if cmd else "options"), str(e).removeprefix("agent 'process': option cmd: ")
+    except (Exception, SystemExit) as e:       # an agent of a user's module failing in its constructor
+        return "", f"building agent {name!r} raised {type(e).__name__}: {e}"
+    interactive = getattr(agent, "interactive", False)
+    try:
+        agent.close()
+    except (Exception, SystemExit) as e:
+        return "", f"agent {name!r}: close() raised {type(e).__name__}: {e}"
+    if interactive:
+        return "name", f"{name!r} needs a person at the terminal; a tournament cannot seat it"
+    try:
+        json.dumps(options)
+    except TypeError as e:
+        return "options", f"values must be plain YAML scalars, lists or mappings ({e})"
+    return None
 
 
 def agent_options(name: str) -> dict[str, Any]:

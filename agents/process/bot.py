@@ -4,12 +4,12 @@
     make_agent("process", cmd="./mybot --level 3", memory_mb=1024, cpu_s=600)
     # in a tournament or ladder config:  agents: [{cmd: "./mybot --level 3", label: mybot}]
 
-`reset(seed)` starts the process (a new session, with limits set in the child before it runs: address
-space `memory_mb`, CPU seconds `cpu_s`, files it writes `file_mb`, no core dumps) and exchanges the
-hellos; the arena's `new_game(info)` tells it its seat, the players and its clock; each `act` sends a
+`reset(seed)` starts the process in its sandbox (sandbox.py: its own namespaces, a read-only view of
+its files, a private /tmp, one control group bounding the memory, CPU seconds and processes of all
+its processes together) and exchanges the hellos; the arena's `new_game(info)` tells it its seat, the players and its clock; each `act` sends a
 decide message (the seat's observation, legal ids with their names, the readable position of the
 seat's information set, the time left) and reads the action; `game_over(record)` sends the result
-and `quit`, and the process is ended (killed if it lingers). The bot never holds anything of the
+and `quit`, and every process of the bot is ended (killed if it lingers). The bot never holds anything of the
 arena's: only these messages.
 
 Whatever goes wrong is the bot's forfeit of that game, with the reason (BotError.forfeit_reason):
@@ -32,6 +32,7 @@ import time
 
 from ..base import Agent, number_option, register
 from . import protocol as P
+from . import sandbox as SB
 
 STDERR_TAIL = 400           # characters of the bot's stderr quoted in a forfeit reason
 
@@ -44,17 +45,23 @@ class BotError(RuntimeError):
         self.forfeit_reason = reason
 
 
-def _limits(memory_mb, cpu_s, file_mb):
-    """The preexec_fn: resource limits set in the child between fork and exec."""
+def _child_setup(memory_mb, cpu_s, file_mb, join=()):
+    """The preexec_fn, run in the child between fork and exec: it joins the bot's control group (so
+    every process it starts is counted and ended with it) and sets its own limits: address space
+    `memory_mb` (where no control group bounds the memory), CPU seconds `cpu_s` (a backstop: the arena
+    counts the whole group's), the largest file `file_mb`, no core dumps."""
 
     def apply():
         import resource
 
+        for f in join:
+            with open(f, "w") as fh:
+                fh.write(str(os.getpid()))
         if memory_mb is not None:
             m = int(memory_mb) * 1024 * 1024
             resource.setrlimit(resource.RLIMIT_AS, (m, m))
         if cpu_s is not None:
-            resource.setrlimit(resource.RLIMIT_CPU, (int(cpu_s), int(cpu_s) + 1))
+            resource.setrlimit(resource.RLIMIT_CPU, (int(cpu_s) + 1, int(cpu_s) + 2))
         f = int(file_mb) * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_FSIZE, (f, f))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
@@ -65,16 +72,21 @@ def _limits(memory_mb, cpu_s, file_mb):
 @register("process")
 class ProcessAgent(Agent):
     """cmd: the bot's command line (a string, split like a shell's words, or a list); options: sent
-    to the bot in the hello; memory_mb, cpu_s: its address-space and CPU-time limits (None: none);
-    file_mb: the most it may write to any file (its stderr included); reply_timeout_s: how long an
-    answer may take when the arena runs no clock; start_timeout_s: how long its start and hello may
-    take; max_line_kb: the longest line it may send; cwd: its working directory."""
+    to the bot in the hello; memory_mb, cpu_s: the memory and CPU seconds a game of all its processes
+    together may use (None: no limit); max_procs: how many processes it may have at once; disk_mb: the
+    size of its private /tmp; file_mb: the most it may write to any file (its stderr included);
+    reply_timeout_s: how long an answer may take when the arena runs no clock; start_timeout_s: how
+    long its start and hello may take; max_line_kb: the longest line it may send; cwd: its working
+    directory (read-only in the sandbox); files: more files or folders it may read; sandbox: "auto"
+    (the sandbox where this host can make one, else a warning and per-process limits), "strict"
+    (refuse to run without it) or "none" (a bot you trust, run bare: sandbox.py)."""
 
     needs_game = True
 
     def __init__(self, cmd, options: dict | None = None, memory_mb: int | None = 4096, cpu_s: int | None = None,
                  file_mb: int = 16, reply_timeout_s: float = 60.0, start_timeout_s: float = 60.0,
-                 max_line_kb: int = 4096, cwd: str | None = None):
+                 max_line_kb: int = 4096, cwd: str | None = None, max_procs: int | None = 64, disk_mb: int = 64,
+                 files: list | None = None, sandbox: str = "auto"):
         if isinstance(cmd, str):
             argv = shlex.split(cmd)
         elif isinstance(cmd, (list, tuple)) and all(isinstance(x, str) for x in cmd):
@@ -96,6 +108,18 @@ class ProcessAgent(Agent):
         self.reply_timeout_s = number_option("reply_timeout_s", reply_timeout_s, float, above=0)
         self.start_timeout_s = number_option("start_timeout_s", start_timeout_s, float, above=0)
         self.max_line = 1024 * number_option("max_line_kb", max_line_kb, int, minimum=1)
+        self.max_procs = number_option("max_procs", max_procs, int, minimum=1, allow_none=True)
+        self.disk_mb = number_option("disk_mb", disk_mb, int, minimum=1)
+        if files is not None and not (isinstance(files, (list, tuple)) and all(isinstance(f, str) for f in files)):
+            raise ValueError(f"option files must be a list of paths, got {files!r}")
+        self.files = list(files or ())
+        if sandbox not in SB.MODES:
+            raise ValueError(f"option sandbox must be one of {', '.join(SB.MODES)}, got {sandbox!r}")
+        self.sandbox = sandbox
+        if sandbox == "strict":
+            SB.plan(sandbox)                  # refuses now, where the host cannot sandbox
+        self.cgroup: SB.ControlGroup | None = None
+        self._sandboxed = False
         self.proc = None
         self.bot_hello: dict | None = None
         self.omit: tuple = ()
@@ -109,12 +133,20 @@ class ProcessAgent(Agent):
         self._seed = seed
         self._buf = bytearray()
         self._stderr = tempfile.TemporaryFile()
+        bare = SB.plan(self.sandbox) == "none"
+        self._sandboxed = not bare
+        argv = self.argv if bare else SB.command(self.argv, self.cwd, self.files, self.disk_mb)
+        self.cgroup = SB.ControlGroup.make(self.memory_mb, self.max_procs)
+        bounded = self.cgroup.bounds if self.cgroup is not None else set()
         try:
-            self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                          stderr=self._stderr, cwd=self.cwd, start_new_session=True, bufsize=0,
-                                         preexec_fn=_limits(self.memory_mb, self.cpu_s, self.file_mb))
-        except OSError as e:
-            raise BotError(f"the bot could not start: {e.strerror or e}") from None
+                                         preexec_fn=_child_setup(None if "memory" in bounded else self.memory_mb,
+                                                                 self.cpu_s, self.file_mb,
+                                                                 self.cgroup.join_files() if self.cgroup else ()))
+        except (OSError, subprocess.SubprocessError) as e:
+            self.abort()
+            raise BotError(f"the bot could not start: {getattr(e, 'strerror', None) or e}") from None
         os.set_blocking(self.proc.stdin.fileno(), False)
         from v1919_env import __version__
 
@@ -159,9 +191,17 @@ class ProcessAgent(Agent):
             pass
         self.abort()
 
+    def cpu_seconds(self) -> float | None:
+        """CPU time the bot's processes have used in this game, all of them together (None where no
+        control group counts them)."""
+        return self.cgroup.cpu_seconds() if self.cgroup is not None else None
+
     def abort(self) -> None:
-        """End the bot's process now (its whole session) and forget it."""
+        """End the bot's processes now (every one of its control group, its whole session) and forget it."""
         proc, self.proc = self.proc, None
+        cg, self.cgroup = self.cgroup, None
+        if cg is not None:
+            cg.remove()
         if proc is not None:
             if proc.poll() is None:
                 try:
@@ -197,6 +237,8 @@ class ProcessAgent(Agent):
             code = proc.wait(timeout=1.0)
         except subprocess.TimeoutExpired:
             code = None
+        if code is not None and code > 128 and self._sandboxed:
+            code = 128 - code               # bubblewrap exits 128 + N when the bot was killed by signal N
         if code is None:
             how = "closed its output"
         elif code < 0:
@@ -204,6 +246,8 @@ class ProcessAgent(Agent):
                 name = signal.Signals(-code).name
             except ValueError:
                 name = f"signal {-code}"
+            if name == "SIGKILL" and self.cgroup is not None and self.cgroup.out_of_memory():
+                name += " (its memory limit, all its processes together)"
             how = f"was killed by {name}" + {"SIGXCPU": " (its CPU limit)", "SIGXFSZ": " (its file-size limit)"}.get(
                 name, "")
         else:
@@ -261,13 +305,20 @@ class ProcessAgent(Agent):
             left = deadline - time.monotonic()
             if left <= 0:
                 self._fail(f"the bot did not answer in time: it was waited for {doing}")
-            r, _, _ = select.select([fd], [], [], left)
+            r, _, _ = select.select([fd], [], [], min(left, 0.25))
+            self._check_cpu()
             if not r:
                 continue
             chunk = os.read(fd, 1 << 16)
             if not chunk:
                 self._died(doing)
             self._buf += chunk
+
+    def _check_cpu(self) -> None:
+        used = self.cpu_seconds()
+        if self.cpu_s is not None and used is not None and used > self.cpu_s:
+            self._fail(f"the bot used {used:.1f} CPU seconds in this game, all its processes together (its limit "
+                       f"cpu_s is {self.cpu_s})")
 
     def _expect(self, kind: str, deadline: float, doing: str) -> dict:
         for _ in range(P.MAX_INFO_LINES + 1):

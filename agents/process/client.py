@@ -93,12 +93,34 @@ def serve(spec: str, stdin=None, stdout=None, modules=()) -> int:
     return 0
 
 
+def check(seats: list[dict], modules=()) -> dict:
+    """The arena's config check of the agents of `modules`, run here (a bot process) so that no code of
+    theirs runs in the arena: {"module": [k, why] or None, "seats": [base.agent_problem of each seat]}."""
+    import importlib
+
+    from ..base import agent_problem
+
+    for k, m in enumerate(modules):
+        try:
+            importlib.import_module(m)
+        except (Exception, SystemExit) as e:      # ImportError, or the module's own code failing
+            return {"module": [k, f"cannot import {m!r}: {type(e).__name__}: {e}"], "seats": []}
+    return {"module": None, "seats": [agent_problem(s["name"], s.get("options") or {}) for s in seats]}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m agents.process.client", description=__doc__.split("\n\n")[0])
-    ap.add_argument("agent", help="an agent spec, 'name' or 'name:key=value,...'")
+    ap.add_argument("agent", nargs="?", help="an agent spec, 'name' or 'name:key=value,...'")
+    ap.add_argument("--check", metavar="JSON", help="instead of playing: check these seats ([{name, options}, ...]) "
+                                                    "as a tournament config would, and print the result as JSON")
     ap.add_argument("--module", action="append", default=[], help="a module to import first (it registers "
                                                                   "agents of your own); repeatable")
     a = ap.parse_args(argv)
+    if a.check is not None:
+        print(json.dumps(check(json.loads(a.check), a.module)), flush=True)
+        return 0
+    if a.agent is None:
+        ap.error("the agent spec is missing")
     try:
         return serve(a.agent, modules=a.module)
     except Exception as e:           # noqa: BLE001  (a bot says why it stops, on stderr, and exits 1)

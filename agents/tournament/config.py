@@ -31,6 +31,7 @@ import hashlib
 import importlib
 import json
 import os
+import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,7 +43,7 @@ from pydantic import Field, model_validator
 from v1919_env import config_schema
 from v1919_env.config_schema import FieldError, Name, Strict, name_field, one_of, read_config
 
-from ..base import AgentError, agent_names, is_builtin, make_agent, parse_agent_spec
+from ..base import AgentError, agent_names, agent_problem, is_builtin, parse_agent_spec
 from .schedule import schedule_period
 
 
@@ -70,6 +71,12 @@ class TournamentConfig:
     modules: list[str] = field(default_factory=list)
     duplicate: bool = False             # duplicate deals: a schedule block's games share their game seed
     clock: dict | None = None           # the tournament's time control (agents/clock.py TimeControl fields)
+    trusted_modules: bool = False       # isolate: none: the workers import the modules and run their agents
+
+    @property
+    def worker_modules(self) -> list[str]:
+        """The modules a worker imports: none unless trusted (a module's agents run as bot processes)."""
+        return list(self.modules) if self.trusted_modules else []
 
     @property
     def labels(self) -> list[str]:
@@ -201,6 +208,9 @@ class TournamentFile(Strict):
     workers: Optional[int] = Field(None, ge=0, description="a number of worker processes (0: none; null: every "
                                                           "core)")
     modules: list[str] = Field([], description="a list of modules to import first (agents of your own)")
+    sandbox: Literal["auto", "strict", "none"] = Field(
+        "auto", description="how bot processes run: auto = in a sandbox where this host can make one (else a warning), "
+                            "strict = refuse to run without one, none = bare (bots you trust) (docs/protocol.md)")
     isolate: Literal["auto", "all", "none"] = Field(
         "auto", description="which agents play as bot processes through the reference client, handed only the "
                             "protocol's messages, so that nothing of this process (the real game) is in their "
@@ -211,11 +221,17 @@ class TournamentFile(Strict):
 
     @model_validator(mode="after")
     def _runs(self):
-        for k, m in enumerate(self.modules):
-            try:
-                importlib.import_module(m)
-            except (Exception, SystemExit) as e:      # ImportError, or the module's own code failing
-                raise FieldError(f"modules[{k}]", f"cannot import {m!r}: {type(e).__name__}: {e}") from None
+        if self.isolate == "none":            # trusted: the modules run here and in the workers
+            for k, m in enumerate(self.modules):
+                try:
+                    importlib.import_module(m)
+                except (Exception, SystemExit) as e:      # ImportError, or the module's own code failing
+                    raise FieldError(f"modules[{k}]", f"cannot import {m!r}: {type(e).__name__}: {e}") from None
+        else:
+            for k, m in enumerate(self.modules):
+                if _locate(m) is None:
+                    raise FieldError(f"modules[{k}]", f"cannot import {m!r}: ModuleNotFoundError: No module named "
+                                                      f"{m!r}")
         from v1919_env.game import card_tables
         from v1919_env.variants import variant_index
 
@@ -227,8 +243,15 @@ class TournamentFile(Strict):
             variant_index(cs, self.variant)
         except ValueError as e:
             raise FieldError("variant", str(e)) from None
+        elsewhere = {}
         for k, a in enumerate(self.agents):
-            _check_agent(a.seat(), f"agents[{k}]", cmd=a.cmd is not None)
+            seat = a.seat()
+            if self.isolate != "none" and self.modules and not is_builtin(seat["agent"]) and a.cmd is None:
+                elsewhere[k] = seat                 # an agent of the modules: checked in a bot process
+            else:
+                _check_agent(seat, f"agents[{k}]", cmd=a.cmd is not None)
+        if self.isolate != "none" and self.modules:
+            _check_out_of_process(elsewhere, self.modules, self.sandbox)
         n, m = self.num_players, len(self.agents)
         if m < n:
             raise FieldError("agents", f"{m} agent(s) for {n} seats; list at least {n} (the same agent twice needs "
@@ -248,58 +271,100 @@ class TournamentFile(Strict):
 
 
 def _check_agent(seat: dict, where: str, cmd: bool = False) -> None:
-    """A registered agent that builds with its options, plays without a person and whose options
-    are plain data (they travel to the workers and into the records); a bot command whose
-    executable exists."""
-    name, opts = seat["agent"], seat["options"]
-    if name not in agent_names():
-        raise FieldError(f"{where}.name", f"unknown agent {name!r}; agents: {', '.join(agent_names())}")
-    try:
-        agent = make_agent(name, **opts)
-    except AgentError as e:
-        raise FieldError(f"{where}.cmd" if cmd else f"{where}.options",
-                         str(e).removeprefix("agent 'process': option cmd: ")) from None
-    except (Exception, SystemExit) as e:       # an agent of a user's module failing in its constructor
-        raise FieldError(where, f"building agent {name!r} raised {type(e).__name__}: {e}") from None
-    interactive = getattr(agent, "interactive", False)
-    try:
-        agent.close()
-    except (Exception, SystemExit) as e:
-        raise FieldError(where, f"agent {name!r}: close() raised {type(e).__name__}: {e}") from None
-    if interactive:
-        raise FieldError(f"{where}.name", f"{name!r} needs a person at the terminal; a tournament cannot seat it")
-    try:
-        json.dumps(opts)
-    except TypeError as e:
-        raise FieldError(f"{where}.options", f"values must be plain YAML scalars, lists or mappings ({e})") from None
+    """A seat's agent checked here (base.agent_problem); FieldError names the field at fault."""
+    problem = agent_problem(seat["agent"], seat["options"], cmd=cmd)
+    if problem is not None:
+        field_, msg = problem
+        raise FieldError(f"{where}.{field_}" if field_ else where, msg)
 
 
-def isolated(seat: dict, isolate: str, modules: list[str]) -> dict:
-    """The seat as it plays under `isolate`: an agent to isolate becomes a bot process running it
-    through the reference client (agents/process/client.py) with the same label, options and clock.
-    A bot in this process can reach the real game through the interpreter (gc, other threads'
-    frames: docs/tournaments.md); a bot process is handed only the seat's information set."""
-    if seat["agent"] == "process" or isolate == "none" or (isolate == "auto" and is_builtin(seat["agent"])):
-        return seat
+def _check_out_of_process(seats: dict[int, dict], modules: list[str], sandbox: str) -> None:
+    """The agents of the modules, checked without importing them here: the reference client imports the
+    modules and checks each seat (`--check`) in a bot process, sandboxed as the games will be (a module
+    runs no code in the arena's processes: issue 41)."""
+    from ..process import sandbox as SB
+
+    argv = _client_argv(modules, "--check", json.dumps([{"name": s["agent"], "options": s["options"]}
+                                                         for s in seats.values()]))
+    try:
+        if SB.plan(sandbox) != "none":
+            argv = SB.command(argv, files=_module_roots(modules))
+    except ValueError as e:
+        raise FieldError("sandbox", str(e)) from None
+    try:
+        r = subprocess.run(argv, capture_output=True, timeout=300, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        raise FieldError("modules", "checking the agents of the modules took more than 300 s") from None
+    try:
+        out = json.loads(r.stdout.decode().strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        tail = r.stderr.decode(errors="replace").strip()[-300:]
+        raise FieldError("modules", f"checking the agents of the modules failed (exit {r.returncode}): {tail}") \
+            from None
+    if out.get("module") is not None:
+        k, msg = out["module"]
+        raise FieldError(f"modules[{k}]", msg)
+    for k, problem in zip(seats, out["seats"]):
+        if problem is not None:
+            field_, msg = problem
+            raise FieldError(f"agents[{k}].{field_}" if field_ else f"agents[{k}]", msg)
+
+
+def _client_argv(modules: list[str], *args: str) -> list[str]:
+    """The reference client's command line with `args`, the folders of the modules on its path."""
     boot = ("import json, sys; sys.path[:0] = json.loads(sys.argv[1]); from agents.process.client import main; "
             "sys.exit(main(sys.argv[2:]))")
-    cmd = [sys.executable, "-c", boot, json.dumps(_module_roots(modules)), seat["agent"]]
+    cmd = [sys.executable, "-c", boot, json.dumps(_module_roots(modules)), *args]
     for m in modules:
         cmd += ["--module", m]
+    return cmd
+
+
+def isolated(seat: dict, isolate: str, modules: list[str], sandbox: str = "auto") -> dict:
+    """The seat as it plays under `isolate`: an agent to isolate becomes a bot process running it
+    through the reference client (agents/process/client.py) with the same label, options and clock,
+    in the sandbox (`sandbox`: the tournament's mode, given to every bot process).
+    A bot in this process can reach the real game through the interpreter (gc, other threads'
+    frames: docs/tournaments.md); a bot process is handed only the seat's information set."""
+    if seat["agent"] == "process":
+        return seat if sandbox == "auto" else {**seat, "options": {**seat["options"], "sandbox": sandbox}}
+    if isolate == "none" or (isolate == "auto" and is_builtin(seat["agent"])):
+        return seat
+    cmd = _client_argv(modules, seat["agent"])
+    roots = _module_roots(modules)
     out = {"label": seat["label"], "agent": "process",
-           "options": {"cmd": cmd, **({"options": seat["options"]} if seat["options"] else {})}}
+           "options": {"cmd": cmd, **({"options": seat["options"]} if seat["options"] else {}),
+                       **({"files": roots} if roots else {}), **({"sandbox": sandbox} if sandbox != "auto" else {})}}
     if "clock" in seat:
         out["clock"] = seat["clock"]
     return out
 
 
+def _locate(module: str):
+    """The import spec of `module`, found on sys.path without running it or its packages (None: none)."""
+    from importlib.machinery import PathFinder
+
+    path = None
+    spec = None
+    for part in module.split("."):
+        if not part.isidentifier():
+            return None
+        spec = PathFinder.find_spec(part, path)
+        if spec is None:
+            return None
+        path = spec.submodule_search_locations
+    return spec
+
+
 def _module_roots(modules: list[str]) -> list[str]:
-    """The folders the modules were imported from (the bot process imports them from there)."""
+    """The folders the modules are imported from (the bot process imports them from there), found
+    without running them."""
     roots = []
     for m in modules:
-        top = importlib.import_module(m.split(".")[0])
-        path = getattr(top, "__file__", None) or next(iter(getattr(top, "__path__", [])), None)
-        if path is None:
+        spec = _locate(m.split(".")[0])
+        path = spec and (spec.origin if spec.origin not in (None, "namespace") else
+                         next(iter(spec.submodule_search_locations or []), None))
+        if not path:
             continue
         p = Path(path).resolve()
         root = str(p.parent.parent if p.name == "__init__.py" else p.parent)      # a package, or a module file
@@ -316,10 +381,11 @@ def config_from_dict(raw, name: str = "tournament") -> TournamentConfig:
     t = config_schema.validate(TournamentFile, raw, ConfigError)
     return TournamentConfig(
         name=t.name if t.name is not None else name, num_players=t.num_players,
-        agents=[isolated(a.seat(), t.isolate, t.modules) for a in t.agents],
+        agents=[isolated(a.seat(), t.isolate, t.modules, t.sandbox) for a in t.agents],
         games=t.games, seed=t.seed, variant=t.variant, negotiation=t.negotiation, card_set=t.card_set,
         workers=t.workers if t.workers is not None else os.cpu_count() or 1, modules=list(t.modules),
-        duplicate=t.duplicate, clock=None if t.clock is None else t.clock.model_dump())
+        duplicate=t.duplicate, clock=None if t.clock is None else t.clock.model_dump(),
+        trusted_modules=t.isolate == "none")
 
 
 def load_config(path) -> TournamentConfig:

@@ -55,7 +55,7 @@ def make_job(cfg, game_index: int) -> dict:
     game_seed, agent_seeds = game_seeds(cfg.seed, game_index, cfg.num_players, cfg.duplicate)
     return {"game_index": game_index, "seed": game_seed, "agent_seeds": agent_seeds,
             "specs": [cfg.agents[a] for a in seats], "num_players": cfg.num_players, "variant": cfg.variant,
-            "negotiation": cfg.negotiation, "card_set": cfg.card_set, "modules": cfg.modules,
+            "negotiation": cfg.negotiation, "card_set": cfg.card_set, "modules": cfg.worker_modules,
             "tournament": {"name": cfg.name, "fingerprint": cfg.fingerprint()},
             "clocks": [cfg.seat_clock(cfg.agents[a]) for a in seats]}
 

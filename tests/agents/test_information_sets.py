@@ -206,14 +206,12 @@ def test_in_process_a_bot_can_still_reach_the_real_game_through_the_interpreter(
 def test_out_of_process_the_cheater_has_no_path_to_the_real_game(monkeypatch):
     """The same cheater as a bot process (the reference client): it is handed only the protocol's
     messages, finds no other game, and wins no more than its honest twin on the same deals."""
-    import sys
-    from pathlib import Path
+    from agents.tournament.config import _client_argv, _module_roots
 
-    root = Path(__file__).resolve().parents[2]
-    monkeypatch.setenv("PYTHONPATH", f"{root}:{root / 'tests'}")
-    cmd = [sys.executable, "-m", "agents.process.client", "--module", "helpers.arena_bots", "test_frame_cheater"]
+    modules = ["helpers.arena_bots"]          # as a tournament runs it: its folder on the client's path
+    cmd = _client_argv(modules, "test_frame_cheater")
     games = 12
-    cheat = _frame_cheater_match(lambda: make_agent("process", cmd=cmd), games)
+    cheat = _frame_cheater_match(lambda: make_agent("process", cmd=cmd, files=_module_roots(modules)), games)
     honest = _match(True, games)
     assert wilson_interval(cheat, games)[0] <= wilson_interval(honest, games)[1], (cheat, honest)
     assert cheat <= games // 3

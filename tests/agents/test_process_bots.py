@@ -111,7 +111,7 @@ def test_the_decide_message_holds_the_information_set_only():
 def test_a_bot_hears_every_message_of_a_game(tmp_path, monkeypatch):
     log = tmp_path / "log.jsonl"
     monkeypatch.setenv("SCRIPTED_BOT_LOG", str(log))
-    bot = scripted("record")
+    bot = scripted("record", sandbox="none")       # a bot we trust: it writes its log where the test reads it
     rec, _ = play(bot, clocks=[TimeControl(base_ms=600_000, increment_ms=5)] + [None] * 3)
     assert rec["result"]["forfeit"] is None
     msgs = [json.loads(x) for x in log.read_text().splitlines()]
@@ -136,8 +136,10 @@ def test_a_bot_hears_every_message_of_a_game(tmp_path, monkeypatch):
     ("garbage", {}, "protocol error: the bot sent a line that is not JSON"),
     ("string", {}, "protocol error: the bot's 'action' message has id='"),
     ("illegal", {}, "returned action -1, outside 0..693"),
-    ("memory", {"memory_mb": 200}, "the bot process exited (exit code 1)"),
-    ("cpu", {"cpu_s": 1}, "was killed by SIGXCPU (its CPU limit)"),
+    ("memory", {"memory_mb": 200}, ("killed by SIGKILL (its memory limit, all its processes together)",
+                                     "the bot process exited (exit code 1)")),   # a control group, or RLIMIT_AS
+    ("cpu", {"cpu_s": 1}, ("in this game, all its processes together (its limit cpu_s is 1)",
+                           "was killed by SIGXCPU (its CPU limit)")),
     ("version", {}, "protocol error: the bot speaks protocol version 99"),
     ("slowstart", {"start_timeout_s": 0.5}, "the bot did not answer in time: it was waited for its hello"),
 ])
@@ -146,12 +148,12 @@ def test_a_failing_bot_forfeits_its_game_with_the_reason(mode, kw, reason):
     rec, seconds = play(bot)
     f = rec["result"]["forfeit"]
     assert f is not None and f["seat"] == 0, rec["result"]
-    assert reason in f["reason"], f["reason"]
+    assert any(r in f["reason"] for r in ((reason,) if isinstance(reason, str) else reason)), f["reason"]
     assert f["step"] == (0 if mode in ("version", "slowstart") else f["step"])
     assert seconds < 20 and bot.proc is None
     if mode == "crash":
         assert "its stderr ends: 'boom'" in f["reason"]
-    if mode == "memory":
+    if mode == "memory" and "exit code 1" in f["reason"]:
         assert "MemoryError" in f["reason"]
 
 

@@ -1,0 +1,204 @@
+"""The bot sandbox (issue 41, agents/process/sandbox.py): a cheating bot process reaches nothing of the
+arena's (its processes, folders, records, shared memory, environment, network, the project's source),
+and everything it starts is bounded (memory, processes, disk, CPU, all its processes together) and
+gone when its game ends, when the arena's worker dies and when the arena is stopped."""
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from agents.base import AgentError, make_agent
+from agents.play import run_game, seat_spec
+from agents.process import sandbox as SB
+
+ROOT = Path(__file__).resolve().parents[2]
+CHEATER = ROOT / "tests" / "helpers" / "cheater_bot.py"
+MARKER = "v1919-cheater-marker"
+WHY = SB.check()
+needs_sandbox = pytest.mark.skipif(WHY is not None, reason=f"this host cannot sandbox: {WHY}")
+
+
+def cheater(mode: str, *args: str, **kw):
+    return make_agent("process", cmd=[sys.executable, str(CHEATER), mode, *args], **kw)
+
+
+def marked() -> list[int]:
+    """Host processes whose command line holds the cheater's marker."""
+    out = []
+    for p in os.listdir("/proc"):
+        if p.isdigit():
+            try:
+                with open(f"/proc/{p}/cmdline", "rb") as fh:
+                    if MARKER.encode() in fh.read():
+                        with open(f"/proc/{p}/stat") as st:
+                            if st.read().split()[2] != "Z":
+                                out.append(int(p))
+            except OSError:
+                pass
+    return out
+
+
+def gone_within(seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while marked():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def play(bot, seed: int = 3):
+    agents = [bot] + [make_agent("random") for _ in range(3)]
+    specs = [seat_spec("process", {"cmd": "bot"}, label="bot")] + [seat_spec("random", label=f"r{k}") for k in range(3)]
+    return run_game(agents, specs, num_players=4, seed=seed)
+
+
+@needs_sandbox
+def test_a_bot_reaches_nothing_of_the_arena(tmp_path, monkeypatch):
+    # The bot's own folder holds the arena's tournament folder (masked) beside the bot's program.
+    home = tmp_path / "bot"
+    home.mkdir()
+    shutil.copy(CHEATER, home / "cheater_bot.py")
+    tour = home / "tournament"
+    tour.mkdir()
+    (tour / "config.yaml").write_text("seed: 12345\n")
+    (tour / "games.jsonl").write_text('{"game": 0}\n')
+    source = ROOT / "agents" / "play.py"
+    before = source.read_bytes()
+    monkeypatch.setenv("ARENA_SECRET", "s3cret")
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    port = server.getsockname()[1]
+    SB.set_private([tour])
+    try:
+        bot = make_agent("process", cmd=[sys.executable, str(home / "cheater_bot.py"), "look", str(tour),
+                                         str(tour / "games.jsonl"), str(source), "/dev/shm", f"port={port}"])
+        rec = play(bot)
+    finally:
+        SB.set_private([])
+        server.close()
+    found = bot.bot_hello["options"]
+    assert rec["result"]["forfeit"] is None
+    assert found["pids"] <= 3 and not any("pytest" in c or "python -m" in c for c in found["others"]), found
+    # its parent is the sandbox's own init (bubblewrap's): pipes, no file or shared memory of the arena's
+    assert not [fd for fd in found["parent_fds"]           # (its stderr file: a deleted file of the arena's)
+                if fd.startswith("/") and fd != "/dev/null" and not fd.endswith("(deleted)")], found["parent_fds"]
+    assert found["shm"] == []
+    assert "ARENA_SECRET" not in found["env"] and set(found["env"]) <= {
+        "PATH", "HOME", "TMPDIR", "LANG", "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED", "OMP_NUM_THREADS",
+        "V1919_CACHE", "LC_CTYPE", "PWD"}, found["env"]
+    readable = [r.split(":")[0] for r in found["read"]]
+    assert str(tour) not in readable and str(tour / "games.jsonl") not in readable     # masked: empty, no files
+    assert str(source) in readable                       # the project's packages are readable, for the client
+    assert found["wrote"] == ["/dev/shm/cheat.txt"]       # its own /dev, in its sandbox; nothing of the host's:
+    assert source.read_bytes() == before and not (tour / "cheat.txt").exists()
+    assert (tour / "games.jsonl").read_text() == '{"game": 0}\n'
+    assert found["network"] is False and found["internet"] is False
+
+
+@needs_sandbox
+def test_every_process_of_a_bot_ends_with_its_game():
+    bot = cheater("spawn")
+    rec = play(bot)
+    assert rec["result"]["forfeit"] is None and bot.proc is None
+    assert gone_within(1.0), marked()
+
+
+@needs_sandbox
+def test_processes_are_gone_when_the_bot_forfeits():
+    bot = cheater("spawn", reply_timeout_s=60.0)
+    bot.reset(1)
+    assert len(marked()) == 4                         # 3 children and a setsid grandchild, as the host sees them
+    bot.abort()
+    assert gone_within(1.0), marked()
+
+
+@needs_sandbox
+def test_memory_is_bounded_for_all_the_bots_processes_together():
+    bot = cheater("memory", memory_mb=400)
+    bot.reset(1)
+    try:
+        peak = bot.cgroup.memory_peak_mb() if bot.cgroup is not None and "memory" in bot.cgroup.bounds else None
+        if peak is None:
+            pytest.skip("no control group bounds memory here")
+        assert peak <= 400 + 1, peak                  # 4 x 150 MiB asked for: the kernel killed some
+        assert len(marked()) < 4
+    finally:
+        bot.abort()
+    assert gone_within(1.0)
+
+
+@needs_sandbox
+def test_disk_and_process_count_are_bounded():
+    disk = cheater("disk", disk_mb=32)
+    disk.reset(1)
+    disk.abort()
+    assert disk.bot_hello["options"]["disk_mb"] <= 32
+    bomb = cheater("forkbomb", max_procs=20)
+    bomb.reset(1)
+    try:
+        if bomb.cgroup is None or "pids" not in bomb.cgroup.bounds:
+            pytest.skip("no control group bounds the processes here")
+        assert bomb.bot_hello["options"]["forks"] < 20
+    finally:
+        bomb.abort()
+    assert gone_within(1.0)
+
+
+@needs_sandbox
+def test_cpu_time_is_counted_for_all_the_bots_processes():
+    bot = cheater("cpu", cpu_s=2)
+    t0 = time.monotonic()
+    rec = play(bot)
+    f = rec["result"]["forfeit"]
+    if bot.cgroup is None and f is None:
+        pytest.skip("no control group counts CPU here")
+    assert f is not None and "all its processes together (its limit cpu_s is 2)" in f["reason"], f
+    assert time.monotonic() - t0 < 30
+    assert gone_within(1.0)
+
+
+@needs_sandbox
+@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL])
+def test_a_stopped_arena_leaves_no_bot_process(tmp_path, how):
+    cfg = {"num_players": 4, "games": 4, "seed": 1, "workers": 1,
+           "agents": [{"cmd": f"{sys.executable} {CHEATER} spawnhang", "label": "cheater"}, "random",
+                      {"name": "random", "label": "random-2"}, {"name": "random", "label": "random-3"}]}
+    (tmp_path / "t.yaml").write_text(yaml.safe_dump(cfg))
+    arena = subprocess.Popen([sys.executable, "-m", "v1919_env.cli", "tournament", str(tmp_path / "t.yaml"), "--out",
+                              str(tmp_path / "out")], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             start_new_session=True)
+    deadline = time.monotonic() + 60
+    while len(marked()) < 4 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(marked()) >= 4, arena.stderr.read() if arena.poll() is not None else "no bot started"
+    if how == signal.SIGKILL:
+        os.killpg(arena.pid, how)                  # the arena and its workers die at once
+    else:
+        arena.send_signal(how)
+    arena.wait(timeout=30)
+    assert gone_within(1.5), marked()
+
+
+def test_strict_refuses_where_the_host_cannot_sandbox(monkeypatch, capsys):
+    monkeypatch.setattr(SB, "check", lambda: "bubblewrap (bwrap) is not installed")
+    with pytest.raises(AgentError, match="sandbox: strict, but bubblewrap"):
+        cheater("look", sandbox="strict")
+    bot = cheater("look")                              # auto: says so once, and plays with per-process limits
+    monkeypatch.setattr(SB, "_warned", set())
+    rec = play(bot)
+    play(cheater("look"))
+    assert rec["result"]["forfeit"] is None
+    assert capsys.readouterr().err.count("bot processes run without a sandbox: bubblewrap") == 1
+    with pytest.raises(AgentError, match="option sandbox must be one of auto, strict, none"):
+        cheater("look", sandbox="maybe")
