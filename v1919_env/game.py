@@ -288,8 +288,9 @@ class Game:
         return int(self.state[L.DECISIONS])
 
     def legal_actions(self) -> np.ndarray:
-        """The legal action ids at the current decision, ascending (int64). Exact: every id is legal
-        and leads somewhere; empty once the game is over."""
+        """The legal action ids at the current decision (int64), in the engine's order: deterministic,
+        but not always ascending (`np.flatnonzero(action_mask())` is). Exact: every id is legal and
+        leads somewhere; empty once the game is over."""
         n = legal(self.state, self.T, self._buf)
         return self._buf[:n].copy()
 

@@ -321,8 +321,14 @@ class ProcessAgent(Agent):
                        f"cpu_s is {self.cpu_s})")
 
     def _expect(self, kind: str, deadline: float, doing: str) -> dict:
+        info_bytes = 0
         for _ in range(P.MAX_INFO_LINES + 1):
             line = self._readline(deadline, doing)
+            if b'"info"' in line:             # (a cheap upper bound on what info lines cost to read)
+                info_bytes += len(line)
+                if info_bytes > P.MAX_INFO_BYTES:
+                    self._fail(f"the bot flooded its output: more than {P.MAX_INFO_BYTES} bytes of info lines "
+                               f"before {doing}")
             try:
                 msg = P.check_reply(line, kind)
             except P.ProtocolError as e:

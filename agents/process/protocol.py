@@ -17,6 +17,8 @@ PROTOCOL = "v1919-bot"
 VERSION = 1
 OMITTABLE = ("observation", "position", "names")    # decide fields a bot may ask not to be sent
 MAX_INFO_LINES = 1000                                # info lines a bot may send before one answer
+MAX_INFO_BYTES = 1 << 20                             # and their bytes in all
+MAX_DEPTH = 32                                       # how deep a message's arrays and objects may nest
 
 
 class ProtocolError(ValueError):
@@ -46,11 +48,27 @@ def parse(line: bytes | str, sender: str = "bot") -> dict:
         msg = json.loads(text, parse_constant=lambda c: (_ for _ in ()).throw(ValueError(f"{c} is not JSON")))
     except ValueError as e:
         raise ProtocolError(f"the {sender} sent a line that is not JSON ({e}): {_short(text)}") from None
+    except RecursionError:
+        raise ProtocolError(f"the {sender} sent JSON nested more than {MAX_DEPTH} levels deep") from None
+    if _depth(msg) > MAX_DEPTH:
+        raise ProtocolError(f"the {sender} sent JSON nested more than {MAX_DEPTH} levels deep")
     if not isinstance(msg, dict):
         raise ProtocolError(f"the {sender} sent JSON that is not an object ({type(msg).__name__}): {_short(text)}")
     if not isinstance(msg.get("type"), str):
         raise ProtocolError(f"the {sender}'s message has no string field 'type': {_short(text)}")
     return msg
+
+
+def _depth(value) -> int:
+    """How deep arrays and objects nest in a decoded message (iterative: no recursion limit)."""
+    deepest, todo = 0, [(value, 1)]
+    while todo:
+        v, d = todo.pop()
+        if isinstance(v, (dict, list)):
+            deepest = max(deepest, d)
+            if d <= MAX_DEPTH:
+                todo.extend((x, d + 1) for x in (v.values() if isinstance(v, dict) else v))
+    return deepest
 
 
 def _field(msg: dict, key: str, kinds, what: str, optional: bool = False):

@@ -251,16 +251,13 @@ def _under(path: str, roots) -> bool:
 
 def _python_roots() -> list[str]:
     """Python and this project's packages: what the reference client needs, read-only."""
-    import agents
-    import v1919_env
+    import importlib.util
 
-    roots = [sys.base_prefix, sys.prefix, str(Path(v1919_env.__file__).resolve().parent),
-             str(Path(agents.__file__).resolve().parent)]
-    try:
-        import training
-        roots.append(str(Path(training.__file__).resolve().parent))
-    except ImportError:
-        pass
+    roots = [sys.base_prefix, sys.prefix, str(Path(__file__).resolve().parents[1])]       # ... and agents/
+    for pkg in ("v1919_env", "training"):
+        spec = importlib.util.find_spec(pkg)          # (found, not imported)
+        if spec is not None and spec.origin:
+            roots.append(str(Path(spec.origin).resolve().parent))
     for p in sys.path:        # site-packages outside the prefixes (a user's install)
         if p and "site-packages" in p and os.path.isdir(p):
             roots.append(str(Path(p).resolve()))

@@ -6,11 +6,14 @@
     negotiation: false
     card_set: null              # a card-set folder or JSON file; null = the shipped set
     games: 96                   # a multiple of the schedule's period (agents/tournament/schedule.py)
-    seed: 0                     # base seed: game k's seeds derive from (seed, k)
+    seed: 0                     # base seed: game k's seeds derive from (seed, k) (and the folder's key: deals)
+    deals: auto                 # secret: seeds also drawn from a key kept in the folder (no bot can derive them);
+                                # seeded: from (seed, k) alone; auto: secret when a seat is a bot process
     duplicate: false            # true: the games of a schedule block (one set of agents, seats rotated)
                                 # share one deal (game seed), so every deal is played from every seat
     workers: 2                  # worker processes (default: every core); 0 plays in this process
     modules: []                 # modules to import first (agents of your own, registered by name)
+    sandbox: auto               # bot processes in a sandbox (docs/protocol.md): auto, strict or none
     isolate: auto               # which agents play as bot processes, handed only the protocol's messages
                                 # (docs/protocol.md): auto = the agents the modules register, all, or none
     clock:                      # time control of every seat (agents/clock.py); default: none
@@ -72,6 +75,12 @@ class TournamentConfig:
     duplicate: bool = False             # duplicate deals: a schedule block's games share their game seed
     clock: dict | None = None           # the tournament's time control (agents/clock.py TimeControl fields)
     trusted_modules: bool = False       # isolate: none: the workers import the modules and run their agents
+    deals: str = "auto"                 # secret, seeded, or auto (secret when a seat is a bot process)
+
+    @property
+    def secret_deals(self) -> bool:
+        """Whether the game seeds are keyed by the tournament's secret (runner.deal_key)."""
+        return self.deals == "secret" or (self.deals == "auto" and any(a["agent"] == "process" for a in self.agents))
 
     @property
     def worker_modules(self) -> list[str]:
@@ -89,6 +98,8 @@ class TournamentConfig:
              "card_set": self.card_set, "seed": self.seed, "modules": self.modules, "agents": self.agents}
         if self.duplicate:          # (absent otherwise: tournaments made before the key keep their fingerprint)
             d["duplicate"] = True
+        if self.secret_deals:       # (likewise)
+            d["deals"] = "secret"
         if self.clock is not None:  # (likewise; an agent's own clock is in its entry, only when set)
             d["clock"] = self.clock
         return d
@@ -205,6 +216,10 @@ class TournamentFile(Strict):
     seed: int = Field(0, ge=0, le=2 ** 63 - 1, description="an integer in 0..2**63-1 (game k's seeds derive from "
                                                             "(seed, k))")
     duplicate: bool = Field(False, description="true or false (true: the games of a schedule block share one deal)")
+    deals: Literal["auto", "secret", "seeded"] = Field(
+        "auto", description="secret = the game seeds are also drawn from a key kept in the tournament's folder (no bot "
+                            "can derive them), seeded = from seed and the game's number alone (reproducible from the "
+                            "config; for agents you trust), auto = secret when a seat is a bot process")
     workers: Optional[int] = Field(None, ge=0, description="a number of worker processes (0: none; null: every "
                                                           "core)")
     modules: list[str] = Field([], description="a list of modules to import first (agents of your own)")
@@ -385,7 +400,7 @@ def config_from_dict(raw, name: str = "tournament") -> TournamentConfig:
         games=t.games, seed=t.seed, variant=t.variant, negotiation=t.negotiation, card_set=t.card_set,
         workers=t.workers if t.workers is not None else os.cpu_count() or 1, modules=list(t.modules),
         duplicate=t.duplicate, clock=None if t.clock is None else t.clock.model_dump(),
-        trusted_modules=t.isolate == "none")
+        trusted_modules=t.isolate == "none", deals=t.deals)
 
 
 def load_config(path) -> TournamentConfig:

@@ -34,6 +34,7 @@ from .worker import make_job
 
 GAMES_FILE = "games.jsonl"
 LOCK_FILE = ".lock"
+KEY_FILE = "deal.key"
 
 logger = logging.getLogger(__name__)
 
@@ -118,6 +119,25 @@ def make_executor(cfg_workers: int, workers: int | None = None, ray: str | None 
     return RayPool(address, cap=workers or None)
 
 
+def deal_key(out: Path) -> bytes:
+    """The secret of a tournament's secret deals (`deals`, config.py): 32 bytes from the OS's entropy,
+    drawn at its first run and kept in out_dir/deal.key (readable by its owner only; no bot process
+    sees the folder: sandbox.set_private), so that a resumed run deals the same games. The records
+    hold each game's seed once it has ended: replays need no key."""
+    path = out / KEY_FILE
+    if path.exists():
+        key = bytes.fromhex(path.read_text().strip())
+        if len(key) != 32:
+            raise TournamentError(f"{path} is not a deal key (64 hex digits); restore it or remove the folder's "
+                                  f"games to start again")
+        return key
+    key = os.urandom(32)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as fh:
+        fh.write(key.hex() + "\n")
+    return key
+
+
 def _run_lock(out: Path):
     """An open lock file held exclusively while a run plays into `out`: a second run at the same
     time (which would play the same games again) is refused. No lock where fcntl is missing."""
@@ -161,7 +181,8 @@ def _play_missing(cfg, out: Path, workers, progress, tqdm, ray=None) -> dict:
         try:
             with StopSignals() as signals:
                 if todo:
-                    executor.run([make_job(cfg, i) for i in todo], settle, signals)
+                    key = deal_key(out) if cfg.secret_deals else None
+                    executor.run([make_job(cfg, i, key, private=[out.resolve()]) for i in todo], settle, signals)
         except KeyboardInterrupt:
             raise TournamentInterrupted(kept.format("interrupted", len(done) + played), signal.SIGINT) from None
         except Terminated:

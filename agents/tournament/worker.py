@@ -37,27 +37,33 @@ _READY, _GAME, _TAKEN, _PHASE, _SEAT, _DEADLINE, _HEADER = 0, 1, 2, 3, 4, 5, 6  
 WATCHDOG_MARGIN_S = 2.0     # past a clocked choice's time + grace, the parent kills a worker still choosing
 
 
-def game_seeds(base_seed: int, game_index: int, n_seats: int, duplicate: bool = False) -> tuple[int, list[int]]:
+def game_seeds(base_seed: int, game_index: int, n_seats: int, duplicate: bool = False,
+               key: bytes | None = None) -> tuple[int, list[int]]:
     """(game seed, one agent seed per seat) for game `game_index` of a tournament. With `duplicate`
     the n_seats games of a schedule block (one set of agents, its seating rotated: schedule.py) share
-    the game seed of the block's first game: one deal, played from every seat."""
-    words = np.random.SeedSequence([int(base_seed), int(game_index)]).generate_state(2 + n_seats, np.uint32)
+    the game seed of the block's first game: one deal, played from every seat. With a secret `key`
+    (secret deals: runner.deal_key) the seeds are drawn from it too, so that no one without the key can
+    derive a game's seed from the config, the game's number or the agent seeds a bot is sent."""
+    secret = [] if key is None else [int(w) for w in np.frombuffer(key, np.uint32)]
+    words = np.random.SeedSequence(secret + [int(base_seed), int(game_index)]).generate_state(2 + n_seats, np.uint32)
     if duplicate:
         deal = game_index - game_index % n_seats
-        words[:2] = np.random.SeedSequence([int(base_seed), int(deal)]).generate_state(2 + n_seats, np.uint32)[:2]
+        words[:2] = np.random.SeedSequence(secret + [int(base_seed), int(deal)]).generate_state(2 + n_seats,
+                                                                                                np.uint32)[:2]
     game_seed = (int(words[0]) << 30 | int(words[1])) & ((1 << 62) - 1)
     return game_seed, [int(w) for w in words[2:]]
 
 
-def make_job(cfg, game_index: int) -> dict:
-    """Everything a worker needs to play game `game_index` of the tournament `cfg`."""
+def make_job(cfg, game_index: int, key: bytes | None = None, private=()) -> dict:
+    """Everything a worker needs to play game `game_index` of the tournament `cfg` (`key`: its secret
+    deals' key; `private`: the folders no bot process may see, sandbox.set_private)."""
     seats = seating(game_index, len(cfg.agents), cfg.num_players)
-    game_seed, agent_seeds = game_seeds(cfg.seed, game_index, cfg.num_players, cfg.duplicate)
+    game_seed, agent_seeds = game_seeds(cfg.seed, game_index, cfg.num_players, cfg.duplicate, key)
     return {"game_index": game_index, "seed": game_seed, "agent_seeds": agent_seeds,
             "specs": [cfg.agents[a] for a in seats], "num_players": cfg.num_players, "variant": cfg.variant,
             "negotiation": cfg.negotiation, "card_set": cfg.card_set, "modules": cfg.worker_modules,
             "tournament": {"name": cfg.name, "fingerprint": cfg.fingerprint()},
-            "clocks": [cfg.seat_clock(cfg.agents[a]) for a in seats]}
+            "clocks": [cfg.seat_clock(cfg.agents[a]) for a in seats], "private": [str(p) for p in private]}
 
 
 class Progress:
@@ -211,6 +217,9 @@ def play_job(job: dict, progress: Progress | None = None) -> dict:
     (in a worker process) follows the game as it is played."""
     from ..play import run_game
 
+    from ..process.sandbox import set_private
+
+    set_private(job.get("private", ()))
     for m in job["modules"]:
         importlib.import_module(m)
     if progress is not None:

@@ -133,6 +133,8 @@ def test_a_bot_hears_every_message_of_a_game(tmp_path, monkeypatch):
     ("hang", {"reply_timeout_s": 0.5}, "the bot did not answer in time"),
     ("flood", {"max_line_kb": 1024}, "the bot flooded its output: more than 1048576 bytes without a newline"),
     ("chatter", {}, "more than 1000 info lines"),
+    ("bigchatter", {}, "the bot flooded its output: more than 1048576 bytes of info lines"),
+    ("deep", {}, "protocol error: the bot sent JSON nested more than 32 levels deep"),
     ("garbage", {}, "protocol error: the bot sent a line that is not JSON"),
     ("string", {}, "protocol error: the bot's 'action' message has id='"),
     ("illegal", {}, "returned action -1, outside 0..693"),
@@ -238,6 +240,9 @@ def test_a_tournament_of_bot_commands_records_each_bots_failures_and_goes_on(tmp
     rows = {row["agent"]: row for row in report(c, tmp_path / "out")}
     assert rows["crasher"]["forfeits"] == 4 and rows["c-bot"]["forfeits"] == 0
     # a worker process hands the bots their new_game (seat, seed) as this process does: the same games
+    # (the deals are secret, a seat being a bot process: the same key, copied, deals them again)
+    (tmp_path / "here").mkdir()
+    shutil.copy(tmp_path / "out" / "deal.key", tmp_path / "here" / "deal.key")
     play_games(c, tmp_path / "here", workers=0, progress=False)
     here = {json.loads(x)["game"]: json.loads(x)["actions"] for x in (tmp_path / "here" / "games.jsonl").open()}
     assert {r["game"]: r["actions"] for r in recs} == here

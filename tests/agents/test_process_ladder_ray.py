@@ -37,6 +37,8 @@ def test_a_mixed_ladder_of_in_process_python_process_and_c_bots_on_ray(tmp_path,
                                        {"cmd": f"{client} random", "label": "random-proc"},
                                        {"cmd": str(exe), "label": "c-bot", "memory_mb": 64}]})
     play_games(cfg, tmp_path / "here", workers=0, progress=False)
+    (tmp_path / "ray").mkdir()                 # secret deals (bot processes): the same key deals the same games
+    shutil.copy(tmp_path / "here" / "deal.key", tmp_path / "ray" / "deal.key")
     run = play_games(cfg, tmp_path / "ray", workers=2, progress=False, ray="local")
     assert run["played"] == 4 and not run["failed"] and not ray.is_initialized()
 

@@ -202,3 +202,50 @@ def test_strict_refuses_where_the_host_cannot_sandbox(monkeypatch, capsys):
     assert capsys.readouterr().err.count("bot processes run without a sandbox: bubblewrap") == 1
     with pytest.raises(AgentError, match="option sandbox must be one of auto, strict, none"):
         cheater("look", sandbox="maybe")
+
+
+# ---------------------------------------------------------------------------------------- secret deals
+SCRIPTED = ROOT / "tests" / "helpers" / "scripted_bot.py"
+
+
+def _tournament(**over):
+    from agents.tournament import config_from_dict
+
+    d = {"name": "deals", "num_players": 4, "games": 4, "seed": 0, "workers": 0,
+         "agents": [{"cmd": f"{sys.executable} {SCRIPTED} ok", "label": "bot"}, "random",
+                    {"name": "random", "label": "random-2"}, {"name": "random", "label": "random-3"}]}
+    d.update(over)
+    return config_from_dict(d)
+
+
+def test_secret_deals_cannot_be_derived_and_a_resumed_run_deals_the_same_games(tmp_path):
+    from agents.tournament import finished_games, play_games
+    from agents.tournament.runner import GAMES_FILE, KEY_FILE
+    from agents.tournament.worker import game_seeds
+
+    cfg = _tournament()
+    assert cfg.secret_deals and cfg.defining()["deals"] == "secret"      # auto: a seat is a bot process
+    play_games(cfg, tmp_path / "a", progress=False)
+    play_games(cfg, tmp_path / "b", progress=False)
+    a = sorted(finished_games(cfg, tmp_path / "a"), key=lambda r: r["game"])
+    b = sorted(finished_games(cfg, tmp_path / "b"), key=lambda r: r["game"])
+    public = [game_seeds(0, k, 4)[0] for k in range(4)]
+    assert [r["seed"] for r in a] != [r["seed"] for r in b]              # each folder its own key
+    assert not {r["seed"] for r in a} & set(public)                      # not the config's derivation
+    assert oct((tmp_path / "a" / KEY_FILE).stat().st_mode & 0o777) == "0o600"
+    lines = (tmp_path / "a" / GAMES_FILE).read_text().splitlines()
+    (tmp_path / "a" / GAMES_FILE).write_text("\n".join(lines[:2]) + "\n")      # two games lost: resume
+    play_games(cfg, tmp_path / "a", progress=False)
+    again = sorted(finished_games(cfg, tmp_path / "a"), key=lambda r: r["game"])
+    assert [(r["seed"], r["actions"]) for r in again] == [(r["seed"], r["actions"]) for r in a]
+
+
+def test_seeded_deals_are_the_configs_alone():
+    from agents.tournament.worker import game_seeds, make_job
+
+    cfg = _tournament(deals="seeded")
+    assert not cfg.secret_deals and "deals" not in cfg.defining()
+    assert make_job(cfg, 3)["seed"] == game_seeds(0, 3, 4)[0]
+    trusted = _tournament(agents=["random", {"name": "random", "label": "r2"}, {"name": "random", "label": "r3"},
+                                  "rulebot"])
+    assert not trusted.secret_deals             # auto: no bot process, no one to hide the deals from

@@ -414,3 +414,21 @@ def test_determinize_longest_variant_keeps_game_end_at_the_bottom():
         d = g.determinize(k)
         deck = list(d.state[L.ISSUE_DECK:L.ISSUE_DECK + int(d.state[L.ISSUE_DECK_N])])
         assert ge in deck[:6]
+
+
+def test_legal_actions_are_the_mask_in_the_engines_order():
+    """Game.legal_actions() is the mask's ids exactly, each once, in the engine's deterministic order,
+    which is not always ascending (the docstring says so; OpenSpiel's adapter sorts)."""
+    import numpy as np
+
+    from v1919_env.game import Game
+
+    unsorted = 0
+    for seed in range(6):
+        g, rng = Game.new(4, seed=seed), np.random.default_rng(seed)
+        while len(ids := g.legal_actions()):
+            assert len(set(ids.tolist())) == len(ids) and np.array_equal(np.sort(ids), np.flatnonzero(g.action_mask()))
+            assert np.array_equal(ids, g.legal_actions())
+            unsorted += bool((np.diff(ids) < 0).any())
+            g.step(int(rng.choice(ids)))
+    assert unsorted > 0

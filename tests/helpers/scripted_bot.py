@@ -10,6 +10,8 @@ number AT (0-based; default 2), where MODE decides what goes wrong:
     hang      sleeps for an hour
     flood     writes 8 MiB without a newline
     chatter   writes 5000 info lines
+    bigchatter writes 8 info lines of 256 KiB
+    deep      replies an action nested 100,000 levels deep
     garbage   writes a line that is not JSON
     string    replies {"type": "action", "id": "12"}
     illegal   replies an id the mask forbids (-1)
@@ -67,6 +69,13 @@ for line in sys.stdin:
                 sys.stdout.flush()
             if mode == "garbage":
                 sys.stdout.write("I choose action twelve\n")
+                sys.stdout.flush()
+                continue
+            if mode == "bigchatter":
+                for _ in range(8):
+                    send({"type": "info", "text": "x" * (256 << 10)})
+            if mode == "deep":
+                sys.stdout.write('{"type": "action", "id": ' + "[" * 100000 + "]" * 100000 + "}\n")
                 sys.stdout.flush()
                 continue
             if mode == "string":
