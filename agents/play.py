@@ -139,7 +139,7 @@ def run_game(agents: list[Agent], specs: list[dict], *, num_players: int, seed: 
     hand = hand_off_rng(seed)
     actions: list[int] = []
     seconds = [0.0] * num_players           # wall-clock time in act()
-    cpu = [0.0] * num_players               # this process's CPU time in act(): steadier on a busy machine
+    cpu = [0.0] * num_players               # CPU time in act(), this process's (and a process bot's own)
     decisions = [0] * num_players
     decision_ms: list[float] = []
     seat_clocks = [SeatClock(c) if c is not None else None for c in controls]
@@ -160,6 +160,8 @@ def run_game(agents: list[Agent], specs: list[dict], *, num_players: int, seed: 
                 set_clock(told)
         copy = hand_off(game, p, hand) if agent.needs_game else None
         t0, c0 = time.perf_counter(), time.process_time()
+        own = getattr(agent, "cpu_seconds", None)       # a process bot: its own processes' CPU (sandbox.py)
+        own0 = own() if own is not None else None
         over = False
         try:
             if clock is None:
@@ -190,6 +192,9 @@ def run_game(agents: list[Agent], specs: list[dict], *, num_players: int, seed: 
             a = None
         seconds[p] += took
         cpu[p] += time.process_time() - c0
+        own1 = own() if own0 is not None else None
+        if own1 is not None:
+            cpu[p] += own1 - own0
         decisions[p] += 1
         decision_ms.append(round(1000.0 * took, 3))
         if over and why is None:

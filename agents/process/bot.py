@@ -168,7 +168,10 @@ class ProcessAgent(Agent):
         legal_ids = np.flatnonzero(action_mask)
         told = self.time_left
         if told is not None and told.allowed_ms is not None:
-            wait = (told.allowed_ms + 500.0) / 1000.0      # the arena's own grace is longer (it waits for this)
+            # On a clock the arena judges the answer as any agent's (play.run_game: an overrun forfeits or
+            # is replaced by the fallback move; no answer within the time and the grace is hung, and the
+            # arena ends the bot); this deadline is only a backstop.
+            wait = told.allowed_ms / 1000.0 + self.reply_timeout_s
         else:
             wait = self.reply_timeout_s
         deadline = time.monotonic() + wait

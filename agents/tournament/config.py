@@ -46,7 +46,7 @@ from pydantic import Field, model_validator
 from v1919_env import config_schema
 from v1919_env.config_schema import FieldError, Name, Strict, name_field, one_of, read_config
 
-from ..base import AgentError, agent_names, agent_problem, is_builtin, parse_agent_spec
+from ..base import AgentError, agent_problem, is_builtin, parse_agent_spec
 from .schedule import schedule_period
 
 

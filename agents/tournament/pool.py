@@ -90,6 +90,7 @@ class Executor:
     """Plays tournament jobs somewhere (see the module docstring)."""
 
     description = ""
+    live = None         # set by the runner: live(list of (job, actions so far)) for the games in flight
 
     def run(self, jobs: list[dict], settle, signals: StopSignals) -> None:
         """Play every job, each answer to settle(game index, kind, payload)."""
@@ -133,6 +134,8 @@ class ProcessPool(Executor):
                 ready = wait([w.conn for w in busy] + [w.proc.sentinel for w in busy], timeout=1.0)
                 for w in busy:
                     w.kill_if_overdue()
+                if self.live is not None:               # the games in flight, move by move (watch pages)
+                    self.live([(w.job, w.moves()) for w in pool if w.job is not None])
                 for k, w in enumerate(pool):
                     if w.job is not None and (w.conn in ready or w.proc.sentinel in ready):
                         with signals.held():
@@ -173,6 +176,11 @@ class WorkerProcess:
             self.overdue = True
             self.proc.kill()
         return self.overdue
+
+    def moves(self) -> list[int]:
+        """The actions taken so far in this worker's game (none before it has started it)."""
+        game, _, _, actions = self.progress.snapshot()
+        return actions if self.job is not None and game == self.job["game_index"] else []
 
     def successor(self) -> "WorkerProcess":
         """A new worker process in this one's slot (its Progress), not started."""

@@ -28,8 +28,9 @@ def markdown_table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def write_reports(records: list[dict], cfg, out_dir) -> list[dict]:
-    """Write results.md, results.csv and ratings.png into out_dir; returns the agent rows."""
+def write_reports(records: list[dict], cfg, out_dir, refused=()) -> list[dict]:
+    """Write results.md, results.csv and ratings.png into out_dir; returns the agent rows. `refused`:
+    (game, why) of the records not counted (runner.verify_records), listed in results.md."""
     out = Path(out_dir)
     rows = agent_rows(records, cfg.labels)
     counts = game_counts(records)
@@ -71,6 +72,11 @@ def write_reports(records: list[dict], cfg, out_dir) -> list[dict]:
                f"{r['result']['forfeit']['step']}: {r['result']['forfeit']['reason']}" for r in forfeits[:50]]
         if len(forfeits) > 50:
             md.append(f"- ... and {len(forfeits) - 50} more (see games.jsonl)")
+        md.append("")
+    if refused:
+        md += ["## Games not counted", "", f"{len(refused)} records of games.jsonl are not the games this tournament "
+               "dealt, or do not replay to their recorded result (edited?); no figure above counts them:", ""]
+        md += [f"- game {g}: {why}" for g, why in list(refused)[:50]]
         md.append("")
     (out / "results.md").write_text("\n".join(md))
     plot_ratings(rows, out / "ratings.png", f"{cfg.name}: {counts['games']} games, {cfg.num_players} players",

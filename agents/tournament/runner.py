@@ -20,6 +20,7 @@ shut down) and every finished game is kept.
 """
 from __future__ import annotations
 
+import json
 import logging
 import os
 import signal
@@ -35,6 +36,7 @@ from .worker import make_job
 GAMES_FILE = "games.jsonl"
 LOCK_FILE = ".lock"
 KEY_FILE = "deal.key"
+LIVE_FILE = "live.json"
 
 logger = logging.getLogger(__name__)
 
@@ -119,6 +121,42 @@ def make_executor(cfg_workers: int, workers: int | None = None, ray: str | None 
     return RayPool(address, cap=workers or None)
 
 
+class LiveFile:
+    """out_dir/live.json: the games in flight and their moves so far, rewritten (atomically) at most once
+    a second while worker processes play, removed when the run ends; the watch pages follow it
+    (agents/web/watch.py). It holds the games' seeds: it lies in the tournament's folder, which no bot
+    process sees (sandbox.set_private); the moves come from the workers' progress in shared memory."""
+
+    def __init__(self, path: Path, every_s: float = 1.0):
+        self.path, self.every_s, self._last, self._shown = path, every_s, 0.0, None
+
+    def __call__(self, games) -> None:
+        now = time.monotonic()
+        if now - self._last < self.every_s:
+            return
+        self._last = now
+        entries = [{"game": job["game_index"], "seed": job["seed"], "num_players": job["num_players"],
+                    "variant": job["variant"], "negotiation": job["negotiation"], "card_set": job["card_set"],
+                    "seats": [s["label"] for s in job["specs"]], "actions": [int(a) for a in actions]}
+                   for job, actions in sorted(games, key=lambda g: g[0]["game_index"])]
+        if entries == self._shown:
+            return
+        self._shown = entries
+        tmp = self.path.with_suffix(".tmp")
+        try:
+            tmp.write_text(json.dumps({"games": entries}, separators=(",", ":")))
+            os.replace(tmp, self.path)
+        except OSError:             # a full disk costs the watch pages, never the tournament
+            pass
+
+    def close(self) -> None:
+        for p in (self.path, self.path.with_suffix(".tmp")):
+            try:
+                p.unlink()
+            except OSError:
+                pass
+
+
 def deal_key(out: Path) -> bytes:
     """The secret of a tournament's secret deals (`deals`, config.py): 32 bytes from the OS's entropy,
     drawn at its first run and kept in out_dir/deal.key (readable by its owner only; no bot process
@@ -167,17 +205,31 @@ def _play_missing(cfg, out: Path, workers, progress, tqdm, ray=None) -> dict:
     t0 = time.perf_counter()
     with open(out / GAMES_FILE, "a", encoding="utf-8") as fh, \
             tqdm(total=cfg.games, initial=len(done), unit="game", disable=not progress, smoothing=0.05) as bar:
+        # Under duplicate deals a record (its seed: the deal) is written once every game of its block has
+        # ended, so that no record shows the deal of a game still being played.
+        n = cfg.num_players if cfg.duplicate else 1
+        waiting = {}
+        for i in todo:
+            waiting.setdefault(i - i % n, set()).add(i)
+        held: dict[int, list] = {}
+
         def settle(i, kind, payload):
             nonlocal played
+            block = i - i % n
+            waiting[block].discard(i)
             if kind == "done":
-                write_record(fh, payload)
-                played += 1
-                bar.update(1)
+                held.setdefault(block, []).append(payload)
             else:
                 failed[i] = payload
                 bar.write(f"game {i} failed: {payload}")
+            if not waiting[block]:
+                for rec in held.pop(block, []):
+                    write_record(fh, rec)
+                    played += 1
+                    bar.update(1)
 
         kept = f"{{}}: {{}} of {cfg.games} games kept in {out / GAMES_FILE}; run the same command again to resume"
+        executor.live = LiveFile(out / LIVE_FILE)
         try:
             with StopSignals() as signals:
                 if todo:
@@ -187,6 +239,8 @@ def _play_missing(cfg, out: Path, workers, progress, tqdm, ray=None) -> dict:
             raise TournamentInterrupted(kept.format("interrupted", len(done) + played), signal.SIGINT) from None
         except Terminated:
             raise TournamentInterrupted(kept.format("terminated", len(done) + played), signal.SIGTERM) from None
+        finally:
+            executor.live.close()
     run = {"played": played, "kept": len(done), "failed": failed, "seconds": time.perf_counter() - t0,
            "executor": executor.description}
     if ray is not None:
@@ -195,8 +249,46 @@ def _play_missing(cfg, out: Path, workers, progress, tqdm, ray=None) -> dict:
 
 
 def report(cfg, out_dir) -> list[dict]:
-    """Recompute results.md, results.csv and ratings.png from out_dir/games.jsonl."""
+    """Recompute results.md, results.csv and ratings.png from out_dir/games.jsonl; a record that is not
+    the game the tournament dealt (its seed, its seats) or whose replay differs from it is not counted
+    (`verify_records`) and is listed in the report."""
     records = finished_games(cfg, out_dir, repair=False)
     if not records:
         raise TournamentError(f"no finished game of this tournament in {Path(out_dir) / GAMES_FILE}")
-    return write_reports(sorted(records, key=lambda r: r["game"]), cfg, out_dir)
+    good, refused = verify_records(cfg, Path(out_dir), records)
+    for game, why in refused:
+        logger.warning("game %d is not counted: %s", game, why)
+    if not good:
+        raise TournamentError(f"no game of {Path(out_dir) / GAMES_FILE} replays as recorded ({len(refused)} refused; "
+                              f"first: game {refused[0][0]}: {refused[0][1]})")
+    return write_reports(sorted(good, key=lambda r: r["game"]), cfg, out_dir, refused=refused)
+
+
+def verify_records(cfg, out: Path, records: list[dict]) -> tuple[list[dict], list[tuple[int, str]]]:
+    """(the records to count, [(game, why not)] for the others): each record must be the game the
+    tournament deals at its index (its seed, from the config and the folder's key under secret deals;
+    the seats' labels of the schedule) and replay to its recorded result (records.result_differences;
+    the core replays a game in milliseconds), so an edited games.jsonl changes no figure."""
+    from v1919_env.records import RecordError, replay, result_differences
+
+    key = deal_key(out) if cfg.secret_deals and (out / KEY_FILE).exists() else None
+    good, refused = [], []
+    for rec in records:
+        k = rec["game"]
+        job = make_job(cfg, k, key)
+        if cfg.secret_deals and key is None:
+            why = [f"the deals are secret and {out / KEY_FILE} is missing: its seed cannot be checked"]
+        elif rec["seed"] != job["seed"]:
+            why = [f"seed {rec['seed']} is not the seed this tournament deals game {k}"]
+        elif [s.get("label") for s in rec.get("seats", [])] != [s["label"] for s in job["specs"]]:
+            why = [f"its seats {[s.get('label') for s in rec.get('seats', [])]} are not the schedule's"]
+        else:
+            try:
+                why = result_differences(rec, replay(rec))
+            except (RecordError, ValueError, KeyError, TypeError) as e:
+                why = [str(e)]
+        if why:
+            refused.append((k, "; ".join(why[:3])))
+        else:
+            good.append(rec)
+    return good, refused

@@ -172,6 +172,11 @@ class _Watched(Agent):
 
     grace_ms = 1000.0           # the clock's grace (play_job sets each seat's)
 
+    @property
+    def cpu_seconds(self):
+        """A process bot's own CPU counter (run_game adds it to the seat's), None for other agents."""
+        return getattr(self.agent, "cpu_seconds", None)
+
     def set_clock(self, time_left) -> None:
         self._told = time_left
         set_clock = getattr(self.agent, "set_clock", None)

@@ -612,6 +612,25 @@ def create_app(db_path: str, *, agents: tuple[str, ...] = DEFAULT_AGENTS, token:
         except (RecordError, ReplayError) as e:
             return refuse(422, f"game at position {pos} does not replay: {e}")
 
+    @for_a_watched_file
+    async def watch_live(request: Request, k: int) -> Response:
+        """A game of file k's tournament still being played: the replay viewer of its moves so far, at
+        the last one, following the game (page.LIVE_SCRIPT) until it ends."""
+        game = request.path_params["game"]
+        live = await run_in_threadpool(watched.live_game, k, game)
+        if live is None:
+            return refuse(404, f"game {game} is not being played now (a finished game is in the list of games)")
+        try:
+            html = await run_in_threadpool(replay_html, live, len(live["actions"]), (f"/watch/{k}", "back to the games"))
+        except ReplayError as e:
+            return refuse(422, f"game {game} in progress does not replay: {e}")
+        return HTMLResponse(html.replace("</body>", page.live_script(k, game, len(live["actions"])) + "</body>"))
+
+    @for_a_watched_file
+    async def watch_live_moves(request: Request, k: int) -> Response:
+        live = await run_in_threadpool(watched.live_game, k, request.path_params["game"])
+        return JSONResponse({"playing": live is not None, "decisions": None if live is None else len(live["actions"])})
+
     async def game_socket(ws: WebSocket) -> None:
         if not authorized(ws) or not _same_origin(ws.headers):
             await ws.close(code=4403)
@@ -675,6 +694,8 @@ def create_app(db_path: str, *, agents: tuple[str, ...] = DEFAULT_AGENTS, token:
         WebSocketRoute("/ws/{gid}", game_socket),
         Route("/watch", watch_index),
         Route("/watch/{k:int}", watch_file),
+        Route("/watch/{k:int}/live/{game:int}", watch_live),
+        Route("/api/watch/{k:int}/live/{game:int}", watch_live_moves),
         Route("/watch/{k:int}/{pos:int}", watch_game),
         Route("/watch/{k:int}/results", watch_results),
         Route("/api/watch/{k:int}", watch_listing),

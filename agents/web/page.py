@@ -361,14 +361,44 @@ def watch_index_html(files: list[dict]) -> str:
 <table><tr><th>file</th><th>games</th><th></th></tr>{rows}</table></body></html>"""
 
 
+def live_script(k: int, game: int, decisions: int) -> str:
+    """Appended to the replay viewer of a game in progress: every 2 s it asks how far the game is; at
+    a new move it shows it (the page reloads at the new last step, or where the watcher has stepped
+    back to); when the game has ended it says so and links to the list, where its record now is."""
+    return f"""<p id="live" style="position:fixed;top:0;right:0;margin:0;padding:4px 8px;background:#ffd">following game {game}: {decisions} moves</p>
+<script>
+(function () {{
+  const shown = {decisions};
+  async function poll() {{
+    try {{
+      const j = await (await fetch("/api/watch/{k}/live/{game}" + location.search)).json();
+      const el = document.getElementById("live");
+      if (!j.playing) {{ el.innerHTML = 'the game has ended: its record is in <a href="/watch/{k}">the list of games</a>'; return; }}
+      if (j.decisions > shown) {{
+        const m = /step=(\\d+)/.exec(location.hash);
+        if (!m || +m[1] >= shown) location.hash = "#step=" + j.decisions;
+        location.reload();
+        return;
+      }}
+    }} catch (e) {{ /* the server is away: try again */ }}
+    setTimeout(poll, 2000);
+  }}
+  setTimeout(poll, 2000);
+}})();
+</script>"""
+
+
 def watch_file_html(k: int, path: str) -> str:
     """The games of records file k, followed as the file grows (polled every 2 s); each opens the
-    replay viewer, move by move."""
+    replay viewer, move by move; the games being played are listed above them, each followed move by
+    move (live_script)."""
     return f"""<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Versailles 1919: {escape(path)}</title>
 <style>{STYLE}</style></head><body>
 <h1><a href="/">Versailles 1919</a>: <a href="/watch">watch</a>: {escape(path)}</h1>
 <p id="status">reading…</p><p id="error"></p>
 <p><a id="results" href="/watch/{k}/results" hidden>the tournament's results</a></p>
+<h2 id="livehead" hidden>being played</h2>
+<table id="live" hidden><tr><th>#</th><th>game</th><th>seats</th><th>decisions so far</th></tr></table>
 <table id="games"><tr><th>#</th><th>game</th><th>seats (nation, score)</th><th>winners</th><th>decisions</th><th>forfeit</th></tr></table>
 <script>
 let shown = 0;
@@ -386,6 +416,15 @@ async function poll() {{
       [g.game, g.players.join(", "), g.winners.join(", "), g.decisions, g.forfeit || ""].forEach(v => tr.insertCell().textContent = v);
     }}
     shown = Math.max(shown, j.games.length);
+    const live = document.getElementById("live");
+    while (live.rows.length > 1) live.deleteRow(1);
+    for (const g of j.live || []) {{
+      const tr = live.insertRow(); tr.className = "live";
+      const a = document.createElement("a"); a.href = `/watch/{k}/live/${{g.game}}`; a.textContent = "follow";
+      tr.insertCell().appendChild(a);
+      [g.game, g.seats.join(", "), g.decisions].forEach(v => tr.insertCell().textContent = v);
+    }}
+    live.hidden = document.getElementById("livehead").hidden = !(j.live || []).length;
     document.getElementById("status").textContent = `${{shown}} games so far (new ones appear as they are written)`;
   }} catch (e) {{ document.getElementById("status").textContent = "the server does not answer: retrying…"; }}
   setTimeout(poll, 2000);

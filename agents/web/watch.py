@@ -1,6 +1,8 @@
 """The web app's watch pages: records files (a tournament's, a ladder's, `v1919 play --record`'s)
 browsed game by game and move by move, and followed as they grow while a tournament or the ladder
-runs (a game appears when it is finished and written).
+runs (a game appears when it is finished and written), and the games still being played, move by
+move, from the `live.json` a tournament writes beside its records while worker processes play
+(agents/tournament/runner.py LiveFile).
 
 `v1919 serve --records FILE` (repeatable; a tournament's output directory means its games.jsonl)
 names the files; the browser only picks among them by number. A record holds the seed, hence the
@@ -8,10 +10,13 @@ decks: the replay of a finished game shows everything, as `v1919 replay --html` 
 """
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 from v1919_env.records import RecordError, parse_lines
+
+LIVE_FILE = "live.json"          # (agents/tournament/runner.py writes it)
 
 
 def records_path(path) -> Path:
@@ -68,13 +73,28 @@ class Watched:
                 return p
         return None
 
+    def live(self, k: int) -> list[dict]:
+        """The games of file k's tournament still being played (its live.json; none when there is no
+        such file or it cannot be read): each {"game", "seed", "num_players", "variant", "negotiation",
+        "card_set", "seats", "actions"}, a plain record of the game so far."""
+        try:
+            data = json.loads((self.paths[k].parent / LIVE_FILE).read_text(encoding="utf-8"))
+            games = data["games"]
+        except (OSError, ValueError, KeyError, TypeError):
+            return []
+        return [g for g in games if isinstance(g, dict) and isinstance(g.get("actions"), list)]
+
+    def live_game(self, k: int, game: int) -> dict | None:
+        return next((g for g in self.live(k) if g.get("game") == game), None)
+
     def listing(self, k: int) -> dict:
-        """{"file", "games": [summary, ...], "error", "results"} of file k ("results": whether a
-        report lies beside it)."""
+        """{"file", "games": [summary, ...], "live": [{"game", "seats", "decisions"}, ...], "error",
+        "results"} of file k ("live": the games in progress; "results": whether a report lies beside it)."""
         has = self.results(k) is not None
+        live = [{"game": g["game"], "seats": g.get("seats", []), "decisions": len(g["actions"])} for g in self.live(k)]
         try:
             games = self.games(k)
         except (RecordError, OSError) as e:
-            return {"file": str(self.paths[k]), "games": [], "error": str(e), "results": has}
-        return {"file": str(self.paths[k]), "games": [summary(r, i) for i, r in enumerate(games)], "error": None,
-                "results": has}
+            return {"file": str(self.paths[k]), "games": [], "live": live, "error": str(e), "results": has}
+        return {"file": str(self.paths[k]), "games": [summary(r, i) for i, r in enumerate(games)], "live": live,
+                "error": None, "results": has}

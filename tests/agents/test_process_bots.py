@@ -176,8 +176,31 @@ def test_no_bot_process_outlives_its_game():
 
 
 def test_a_hung_bot_on_a_clock_forfeits_in_its_time():
-    rec, seconds = play(scripted("hang"), clocks=[TimeControl(move_ms=200, grace_ms=1000)] + [None] * 3)
-    assert "did not answer in time" in rec["result"]["forfeit"]["reason"] and seconds < 10
+    bot = scripted("hang")
+    rec, seconds = play(bot, clocks=[TimeControl(move_ms=200, grace_ms=1000)] + [None] * 3)
+    assert rec["result"]["forfeit"]["reason"] == "did not answer within 200 ms (its time) + 1000 ms (the grace): hung"
+    assert rec["timing"]["clock"]["hung"] == 0 and seconds < 10 and bot.proc is None
+
+
+def test_a_process_bot_on_a_clock_is_judged_as_any_agent():
+    """The clock's policy holds for a bot process exactly as in process (issue 41): past its time but
+    within the grace, an overrun replaced by the fallback move, counted in the record."""
+    clock = TimeControl(move_ms=200, grace_ms=2000, overrun="fallback", fallback="first")
+    rec, _ = play(scripted("slow", at=1), clocks=[clock] + [None] * 3)
+    assert rec["result"]["forfeit"] is None
+    (over,) = rec["timing"]["clock"]["overruns"]
+    assert over["seat"] == 0 and over["ms"] >= 600 and "fallback" in over
+
+
+def test_a_process_bots_own_cpu_is_counted():
+    from agents.process.sandbox import ControlGroup
+
+    probe = ControlGroup.make(None, None)
+    if probe is None:
+        pytest.skip("the arena cannot make a control group here (not root?): nothing counts the bot's CPU")
+    probe.remove()
+    rec, _ = play(scripted("burn", at=1))
+    assert rec["timing"]["cpu_seconds"][0] >= 0.38            # its 0.4 s, not only the arena's side
 
 
 def test_a_bad_command_is_refused_up_front():
@@ -256,3 +279,14 @@ def test_bot_command_entries_are_checked(tmp_path):
                        ({"cmd": PY, "memory_mb": 1}, r"agents\[3\]\.memory_mb")]:
         with pytest.raises(ConfigError, match=err):
             load_config(_write(tmp_path, {**base, "agents": base["agents"][:3] + [entry]}))
+
+
+def test_the_protocol_doc_names_every_decision_value():
+    import re
+
+    from v1919_env.core.layout import DECISION_NAMES
+
+    text = (ROOT / "docs" / "protocol.md").read_text()
+    para = text[text.index("- `decision`: what is being decided"):text.index("- `legal`:")]
+    listed = re.findall(r"`([a-z_0-9]+)`", para.split("(the engine's kinds")[0])
+    assert sorted(listed[1:]) == sorted(v for v in DECISION_NAMES.values() if v != "none")   # [0]: `decision`

@@ -249,3 +249,53 @@ def test_seeded_deals_are_the_configs_alone():
     trusted = _tournament(agents=["random", {"name": "random", "label": "r2"}, {"name": "random", "label": "r3"},
                                   "rulebot"])
     assert not trusted.secret_deals             # auto: no bot process, no one to hide the deals from
+
+
+# ---------------------------------------------------------------------------------------- records
+def test_the_report_counts_no_record_that_is_not_the_dealt_game_replayed(tmp_path):
+    """Issue 41's record rewriter: a games.jsonl edited after the games (a result flipped, a game's
+    deal swapped for another) changes no figure; the report lists what it did not count."""
+    import json
+
+    from agents.tournament import play_games, report
+    from agents.tournament.runner import GAMES_FILE
+
+    cfg = _tournament(games=8)
+    play_games(cfg, tmp_path, progress=False)
+    path = tmp_path / GAMES_FILE
+    recs = [json.loads(x) for x in path.read_text().splitlines()]
+    honest = {r["agent"]: r["wins"] for r in report(cfg, tmp_path)}
+    bot_seat = {r["game"]: [s["label"] for s in r["seats"]].index("bot") for r in recs}
+    by_game = {r["game"]: r for r in recs}
+    flipped = by_game[1]
+    flipped["result"]["winners"] = [bot_seat[1]]                     # the bot "won"
+    flipped["result"]["ranks"] = [1 if p == bot_seat[1] else 2 for p in range(4)]
+    flipped.pop("digest", None)                                       # and it hid the edit from the digest
+    by_game[2]["seed"] = by_game[3]["seed"]                           # another game's deal
+    path.write_text("".join(json.dumps(by_game[k]) + "\n" for k in sorted(by_game)))
+    rows = {r["agent"]: r for r in report(cfg, tmp_path)}
+    md = (tmp_path / "results.md").read_text()
+    assert "## Games not counted" in md and "- game 1: " in md and "- game 2: seed" in md
+    assert sum(r["games"] for r in rows.values()) == 4 * 6             # 6 of 8 games counted, 4 seats each
+    assert rows["bot"]["wins"] <= honest["bot"]
+
+
+def test_under_duplicate_deals_a_record_waits_for_the_end_of_its_block(tmp_path, monkeypatch):
+    """A finished game's record holds its seed, which is the deal of every game of its duplicate block:
+    it is written once the whole block has ended, never while a game of the block is still played."""
+    from agents.tournament import play_games, pool, runner
+
+    events = []
+    real_play, real_write = pool.play_job, runner.write_record
+    monkeypatch.setattr(pool, "play_job", lambda job: (events.append(("started", job["game_index"])),
+                                                      real_play(job))[1])
+    monkeypatch.setattr(runner, "write_record", lambda fh, rec: (events.append(("written", rec["game"])),
+                                                                 real_write(fh, rec))[1])
+    play_games(_tournament(games=8, duplicate=True), tmp_path, progress=False)
+    for k, (what, game) in enumerate(events):
+        if what == "written":
+            block = range(game - game % 4, game - game % 4 + 4)
+            # in this process games are played one after another: every game of the block has started,
+            # and all but the last have ended, before the first record of the block is written
+            assert {g for w, g in events[:k] if w == "started"} >= set(block), events
+    assert sum(w == "written" for w, _ in events) == 8

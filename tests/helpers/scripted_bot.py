@@ -11,6 +11,8 @@ number AT (0-based; default 2), where MODE decides what goes wrong:
     flood     writes 8 MiB without a newline
     chatter   writes 5000 info lines
     bigchatter writes 8 info lines of 256 KiB
+    slow      sleeps 0.6 s, then answers
+    burn      spins 0.4 s of CPU, then answers
     deep      replies an action nested 100,000 levels deep
     garbage   writes a line that is not JSON
     string    replies {"type": "action", "id": "12"}
@@ -71,6 +73,12 @@ for line in sys.stdin:
                 sys.stdout.write("I choose action twelve\n")
                 sys.stdout.flush()
                 continue
+            if mode == "slow":
+                time.sleep(0.6)
+            if mode == "burn":
+                t = time.process_time()
+                while time.process_time() - t < 0.4:
+                    pass
             if mode == "bigchatter":
                 for _ in range(8):
                     send({"type": "info", "text": "x" * (256 << 10)})

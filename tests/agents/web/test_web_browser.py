@@ -257,3 +257,79 @@ def test_two_browsers_play_two_seats_of_one_game_through_their_own_links(browser
                 br.wait("+document.getElementById('status').dataset.step === 6")
     finally:
         b.close()
+
+
+def test_a_tournament_in_progress_is_watched_move_by_move(browser, tmp_path):
+    """Issue 42: the watch page lists the games a tournament is playing; following one opens it at its
+    last move, and when it ends the page says so."""
+    import threading
+    import time
+
+    from helpers import agent_fixtures  # noqa: F401  (registers test_gate)
+    from agents.tournament import config_from_dict, play_games
+
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    cfg = config_from_dict({"name": "live", "num_players": 4, "games": 4, "seed": 1, "workers": 1, "isolate": "none",
+                            "modules": ["helpers.agent_fixtures"],
+                            "agents": ["random", {"name": "test_gate", "options": {"gate": str(gate)}},
+                                       {"name": "random", "label": "r2"}, {"name": "random", "label": "r3"}]})
+    out = tmp_path / "t"
+    run = threading.Thread(target=play_games, args=(cfg, out), kwargs={"progress": False})
+    run.start()
+    try:
+        deadline = time.monotonic() + 120
+        while not (out / "live.json").exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        with web_server(tmp_path / "games.sqlite3", "--records", str(out)) as base:
+            browser.call("Page.navigate", url=base + "/watch/0")
+            browser.wait("document.querySelectorAll('#live tr.live').length === 1", timeout=30)
+            moves = int(browser.js("document.querySelector('#live tr.live td:nth-child(4)').textContent"))
+            assert moves >= 1
+            browser.click_at("document.querySelector('#live tr.live a')")
+            browser.wait("location.pathname.startsWith('/watch/0/live/') && !!document.querySelector('svg')")
+            assert browser.js("document.getElementById('live').textContent").startswith("following game")
+            assert int(browser.js("document.getElementById('status').dataset.step")) == moves
+            (gate / "open").write_text("")
+            browser.wait("document.getElementById('live') && "
+                         "document.getElementById('live').textContent.includes('has ended')", timeout=60)
+    finally:
+        (gate / "open").write_text("")
+        run.join(timeout=120)
+
+
+def test_every_decision_reads_in_the_games_words_and_the_keep_decision_names_both_issues(browser, tmp_path):
+    """Issue 42, in the browser: hot-seat games of every player count played by random clicks in the
+    list; at every decision the status line and every button are checked against the internal codes
+    (tests/test_decision_words.py's list), and the keep decision shows the two drawn issues by name on
+    both buttons and in the sentence."""
+    import random
+
+    from helpers.decision_codes import check
+
+    rng = random.Random(7)
+    read = ("[document.getElementById('status').textContent, "
+            "[...document.querySelectorAll('#legal button')].map(b => b.textContent)]")
+    keep_seen = False
+    with web_server(tmp_path / "games.sqlite3", "--bot-delay", "0") as base:
+        for players, moves in ((1, 60), (2, 80), (3, 80), (4, 400)):
+            start_game(browser, base, players, ["human"] * players)
+            for _ in range(moves):
+                status, buttons = browser.js(read)
+                if not buttons:
+                    break
+                for text in [status, *buttons]:
+                    check(text, f"{players} players")
+                keeps = [b for b in buttons if b.startswith("keep ") and "(discard " in b]
+                if keeps:
+                    assert len(keeps) == len(buttons) == 2
+                    kept = [b[len("keep "):b.index(" (discard ")] for b in buttons]
+                    assert kept[0] != kept[1] and all(name in status for name in kept), (status, buttons)
+                    keep_seen = True
+                    if players == 4:
+                        break
+                k = page_step(browser)
+                browser.js(f"document.querySelectorAll('#legal button')[{rng.randrange(len(buttons))}].click()")
+                browser.wait(f"+document.getElementById('status').dataset.step > {k}")
+                human_turn_or_end(browser)
+    assert keep_seen, "no keep decision in the games played"
