@@ -13,6 +13,7 @@ agent nothing it could not see; a search agent still draws its own determinizati
 from __future__ import annotations
 
 import inspect
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -109,6 +110,7 @@ def register(name: str):
             raise AgentError(f"agent name {name!r} is already registered by {_REGISTRY[name].__name__}")
         cls.name = name
         _REGISTRY[name] = cls
+        _ORIGIN[name] = sys._getframe(1).f_code.co_filename        # the file whose code registered it
         return cls
 
     return deco
@@ -120,18 +122,23 @@ def agent_names() -> list[str]:
 
 
 def is_builtin(name: str) -> bool:
-    """True for the agents this package ships: the class was loaded from a file of this package (its
-    `__module__` string proves nothing: a user's class may claim any name)."""
+    """True for the agents this package ships: registered by code of a file of this package, and every
+    function the class defines compiled from one. A class's `__module__` proves nothing (a user's class
+    may claim any name, and `inspect.getfile` believes it)."""
     if name not in _REGISTRY:
         return False
-    try:
-        where = Path(inspect.getfile(_REGISTRY[name])).resolve()
-    except (TypeError, OSError):          # defined in no file (a REPL, exec): not ours
-        return False
-    return where.is_relative_to(_HERE) and where.suffix == ".py"
+    files = [_ORIGIN.get(name, "<unknown>")]
+    files += [f.__code__.co_filename for f in vars(_REGISTRY[name]).values() if hasattr(f, "__code__")]
+    return all(_ours(f) for f in files)
+
+
+def _ours(filename: str) -> bool:
+    p = Path(filename)
+    return p.suffix == ".py" and p.is_absolute() and p.resolve().is_relative_to(_HERE)
 
 
 _HERE = Path(__file__).resolve().parent
+_ORIGIN: dict[str, str] = {}
 
 
 def agent_problem(name: str, options: dict, cmd: bool = False) -> tuple[str, str] | None:

@@ -3,7 +3,7 @@
 What a bot process costs per decision, against the same agent in process (issue 33, docs/tournaments.md
 "Bots as processes: the overhead").
 
-    python tools/process_overhead.py [--agents random,rulebot,greedy] [--games 4] [--c-bot PATH]
+    python tools/process_overhead.py [--agents random,rulebot,greedy] [--games 4] [--c-bot PATH] [--sandbox MODE]
 
 For each AGENT, seat 0 plays `games` 4-player games against three rule bots, once in process and once
 as `python -m agents.process.client AGENT` (the same seeds, so the same games move for move); per
@@ -11,6 +11,7 @@ decision of seat 0: the wall-clock milliseconds in act() (for the process: sendi
 message, the client's work, reading the action) and the difference; per game: the start of the
 process (reset: spawn and hellos, plus new_game). With --c-bot, the compiled example bot
 (agents/process/example_bot.c) against `random` in process, which plays the same kind of move.
+--sandbox: how the bot process runs (auto: in the sandbox, agents/process/sandbox.py; none: bare).
 One process here and the bot's; prints one JSON line per agent.
 """
 from __future__ import annotations
@@ -74,18 +75,20 @@ def main(argv=None) -> int:
     ap.add_argument("--games", type=int, default=4)
     ap.add_argument("--seed", type=int, default=7_800_000)
     ap.add_argument("--c-bot", default=None)
+    ap.add_argument("--sandbox", default="auto", choices=("auto", "strict", "none"))
     a = ap.parse_args(argv)
     from agents.base import make_agent
 
     client = [sys.executable, "-m", "agents.process.client"]
-    rows = [(spec, make_agent(spec), make_agent("process", cmd=client + [spec])) for spec in a.agents.split(",")]
+    rows = [(spec, make_agent(spec), make_agent("process", cmd=client + [spec], sandbox=a.sandbox))
+            for spec in a.agents.split(",")]
     if a.c_bot:
-        rows.append(("c-bot vs random", make_agent("random"), make_agent("process", cmd=a.c_bot)))
+        rows.append(("c-bot vs random", make_agent("random"), make_agent("process", cmd=a.c_bot, sandbox=a.sandbox)))
     for label, inp, proc in rows:
         run(inp, 1, a.seed - 1)                    # load compiled code first (both sides)
         run(proc, 1, a.seed - 1)
         i, p = run(inp, a.games, a.seed), run(proc, a.games, a.seed)
-        print(json.dumps({"agent": label, "games": a.games, "decisions": p["decisions"],
+        print(json.dumps({"agent": label, "sandbox": a.sandbox, "games": a.games, "decisions": p["decisions"],
                           "same_games": i["actions"] == p["actions"],
                           "in_process_ms": round(i["ms_per_decision"], 3),
                           "process_ms": round(p["ms_per_decision"], 3),

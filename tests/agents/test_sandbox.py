@@ -299,3 +299,36 @@ def test_under_duplicate_deals_a_record_waits_for_the_end_of_its_block(tmp_path,
             # and all but the last have ended, before the first record of the block is written
             assert {g for w, g in events[:k] if w == "started"} >= set(block), events
     assert sum(w == "written" for w, _ in events) == 8
+
+
+# ---------------------------------------------------------------------------------------- user modules
+def test_a_module_that_patches_the_arena_at_import_never_runs_in_the_arena(tmp_path):
+    import agents.play
+    from agents.tournament import config_from_dict, play_games
+
+    before = agents.play.hand_off
+    cfg = config_from_dict({"name": "patch", "num_players": 4, "games": 4, "seed": 0, "workers": 1,
+                            "modules": ["helpers.patching_module"],
+                            "agents": ["test_patcher", "rulebot", {"name": "rulebot", "label": "rb2"},
+                                       {"name": "rulebot", "label": "rb3"}]})
+    assert "helpers.patching_module" not in sys.modules and agents.play.hand_off is before
+    assert cfg.agents[0]["agent"] == "process"                     # its agent plays as a bot process
+    run = play_games(cfg, tmp_path, progress=False)
+    assert run["played"] == 4 and "helpers.patching_module" not in sys.modules
+    assert agents.play.hand_off is before
+
+
+def test_a_spoofed_module_name_does_not_make_an_agent_built_in():
+    from agents.base import _REGISTRY, is_builtin, register
+    from agents.random_agent import RandomAgent
+
+    class Spoof(RandomAgent):
+        pass
+
+    Spoof.__module__ = "agents.random_agent"
+    register("test_spoofed")(Spoof)
+    try:
+        assert not is_builtin("test_spoofed")       # defined in a test file, whatever __module__ says
+        assert is_builtin("random") and is_builtin("rulebot") and is_builtin("process")
+    finally:
+        _REGISTRY.pop("test_spoofed")

@@ -300,10 +300,11 @@ def test_a_tournament_in_progress_is_watched_move_by_move(browser, tmp_path):
 
 def test_every_decision_reads_in_the_games_words_and_the_keep_decision_names_both_issues(browser, tmp_path):
     """Issue 42, in the browser: hot-seat games of every player count played by random clicks in the
-    list; at every decision the status line and every button are checked against the internal codes
+    list (the solitaire one showing the player's nation and its VP against the target); at every decision the status line and every button are checked against the internal codes
     (tests/test_decision_words.py's list), and the keep decision shows the two drawn issues by name on
     both buttons and in the sentence."""
     import random
+    import re
 
     from helpers.decision_codes import check
 
@@ -314,6 +315,11 @@ def test_every_decision_reads_in_the_games_words_and_the_keep_decision_names_bot
     with web_server(tmp_path / "games.sqlite3", "--bot-delay", "0") as base:
         for players, moves in ((1, 60), (2, 80), (3, 80), (4, 400)):
             start_game(browser, base, players, ["human"] * players)
+            if players == 1:        # the solitaire player's own nation, its VP against the target on screen
+                status = browser.js("document.getElementById('status').textContent")
+                mover = re.search(r"to move: ([A-Z]+) ", status)
+                vp = re.search(r"\(([A-Z]+): \d+ VP of the 20 to win\)", status)
+                assert mover and vp and mover.group(1) == vp.group(1), status
             for _ in range(moves):
                 status, buttons = browser.js(read)
                 if not buttons:
