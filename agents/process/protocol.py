@@ -50,7 +50,7 @@ def parse(line: bytes | str, sender: str = "bot") -> dict:
         raise ProtocolError(f"the {sender} sent a line that is not JSON ({e}): {_short(text)}") from None
     except RecursionError:
         raise ProtocolError(f"the {sender} sent JSON nested more than {MAX_DEPTH} levels deep") from None
-    if _depth(msg) > MAX_DEPTH:
+    if sender == "bot" and _depth(msg) > MAX_DEPTH:      # (the arena's own messages are not checked)
         raise ProtocolError(f"the {sender} sent JSON nested more than {MAX_DEPTH} levels deep")
     if not isinstance(msg, dict):
         raise ProtocolError(f"the {sender} sent JSON that is not an object ({type(msg).__name__}): {_short(text)}")
@@ -67,7 +67,8 @@ def _depth(value) -> int:
         if isinstance(v, (dict, list)):
             deepest = max(deepest, d)
             if d <= MAX_DEPTH:
-                todo.extend((x, d + 1) for x in (v.values() if isinstance(v, dict) else v))
+                todo.extend((x, d + 1) for x in (v.values() if isinstance(v, dict) else v)
+                            if isinstance(x, (dict, list)))
     return deepest
 
 
