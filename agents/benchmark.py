@@ -24,7 +24,6 @@ built, that lineup is skipped and the report says why.
 """
 from __future__ import annotations
 
-import importlib
 import json
 import math
 import sys
@@ -203,8 +202,8 @@ def run_benchmark(spec: str, num_players: int = 4, games: int = DEFAULT_GAMES, s
                   lineups: list[str] | None = None, command: str = "", modules: list[str] | None = None) -> dict:
     """Play the agent `spec` against the standard lineups (or those named in `lineups`) and write
     benchmark.json and benchmark.md in `out` (default runs/benchmarks/<spec>); returns the result.
-    `modules`: modules to import first (an agent of your own, registered by name; as a tournament
-    config's `modules`, the workers import them too).
+    `modules`: modules that register an agent of your own, as a tournament config's `modules`: found
+    here but imported only in the agent's bot processes (docs/tournaments.md).
     Raises BenchmarkError on bad input; tournament errors (TournamentError, TournamentInterrupted on
     SIGTERM) pass through. After Ctrl-C the report covers the games played so far, and the result
     says "interrupted" (the same command resumes)."""
@@ -213,13 +212,14 @@ def run_benchmark(spec: str, num_players: int = 4, games: int = DEFAULT_GAMES, s
 
     from .tournament import ConfigError, TournamentError, TournamentInterrupted, finished_games, play_games
 
+    from .tournament.config import locate_module
+
     check_games(games, num_players)
     for m in modules or []:
-        try:
-            importlib.import_module(m)
-        except (Exception, SystemExit) as e:       # ImportError, or the module's own code failing
-            raise BenchmarkError(f"--module: cannot import {m!r}: {type(e).__name__}: {e}") from None
-    check_agent(spec)
+        if locate_module(m) is None:        # (never imported here: its agents run as bot processes)
+            raise BenchmarkError(f"--module: cannot import {m!r}: ModuleNotFoundError: No module named {m!r}")
+    if not modules:                         # else the tournament config checks it in a bot process
+        check_agent(spec)
     names = list(LINEUPS) if lineups is None else list(lineups)
     unknown = [x for x in names if x not in LINEUPS]
     if unknown or not names:

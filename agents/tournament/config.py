@@ -12,7 +12,8 @@
     duplicate: false            # true: the games of a schedule block (one set of agents, seats rotated)
                                 # share one deal (game seed), so every deal is played from every seat
     workers: 2                  # worker processes (default: every core); 0 plays in this process
-    modules: []                 # modules to import first (agents of your own, registered by name)
+    modules: []                 # modules that register agents of your own (run only in their bot processes,
+                                # unless isolate: none trusts them into the arena)
     sandbox: auto               # bot processes in a sandbox (docs/protocol.md): auto, strict or none
     isolate: auto               # which agents play as bot processes, handed only the protocol's messages
                                 # (docs/protocol.md): auto = the agents the modules register, all, or none
@@ -222,7 +223,8 @@ class TournamentFile(Strict):
                             "config; for agents you trust), auto = secret when a seat is a bot process")
     workers: Optional[int] = Field(None, ge=0, description="a number of worker processes (0: none; null: every "
                                                           "core)")
-    modules: list[str] = Field([], description="a list of modules to import first (agents of your own)")
+    modules: list[str] = Field([], description="a list of modules that register agents of your own (imported only "
+                                               "in their bot processes unless isolate is none)")
     sandbox: Literal["auto", "strict", "none"] = Field(
         "auto", description="how bot processes run: auto = in a sandbox where this host can make one (else a warning), "
                             "strict = refuse to run without one, none = bare (bots you trust) (docs/protocol.md)")
@@ -244,7 +246,7 @@ class TournamentFile(Strict):
                     raise FieldError(f"modules[{k}]", f"cannot import {m!r}: {type(e).__name__}: {e}") from None
         else:
             for k, m in enumerate(self.modules):
-                if _locate(m) is None:
+                if locate_module(m) is None:
                     raise FieldError(f"modules[{k}]", f"cannot import {m!r}: ModuleNotFoundError: No module named "
                                                       f"{m!r}")
         from v1919_env.game import card_tables
@@ -355,7 +357,7 @@ def isolated(seat: dict, isolate: str, modules: list[str], sandbox: str = "auto"
     return out
 
 
-def _locate(module: str):
+def locate_module(module: str):
     """The import spec of `module`, found on sys.path without running it or its packages (None: none)."""
     from importlib.machinery import PathFinder
 
@@ -376,7 +378,7 @@ def _module_roots(modules: list[str]) -> list[str]:
     without running them."""
     roots = []
     for m in modules:
-        spec = _locate(m.split(".")[0])
+        spec = locate_module(m.split(".")[0])
         path = spec and (spec.origin if spec.origin not in (None, "namespace") else
                          next(iter(spec.submodule_search_locations or []), None))
         if not path:
