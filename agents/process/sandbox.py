@@ -17,7 +17,7 @@ sandbox's first process ends, the kernel ends every process in it; `--die-with-p
 the arena's worker dies.
 
 `check()` says whether this host can sandbox (bubblewrap present and namespaces allowed), and why not;
-`sandbox: auto` then warns once and runs the bot with per-process limits only, `strict` refuses.
+`sandbox: auto` then warns once per process (a log warning) and runs the bot with per-process limits only, `strict` refuses.
 """
 from __future__ import annotations
 
@@ -68,10 +68,8 @@ def fallback_warning(reason: str) -> None:
     """Say once per process that bots run without a sandbox, and why."""
     if reason not in _warned:
         _warned.add(reason)
-        msg = (f"bot processes run without a sandbox: {reason}; each process has its own limits only "
-               f"(sandbox: strict refuses to run instead)")
-        logger.warning(msg)
-        print(f"v1919 arena: warning: {msg}", file=sys.stderr, flush=True)
+        logger.warning("bot processes run without a sandbox: %s; each process has its own limits only "
+                       "(sandbox: strict refuses to run instead)", reason)
 
 
 # ---------------------------------------------------------------------------------------- control groups

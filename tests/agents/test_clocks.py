@@ -202,8 +202,8 @@ def test_a_bot_hung_in_code_that_holds_the_interpreter_is_killed_with_its_worker
     as hung, a fresh worker plays on."""
     cfg = load_config(_write(tmp_path, {
         "name": "gil", "num_players": 4, "games": 4, "seed": 2, "workers": 1, "modules": ["helpers.arena_bots"], "isolate": "none",
-        "clock": {"move_ms": 100, "grace_ms": 200},
-        "agents": [{"name": "test_gil_hog", "options": {"at": 2}}, "random", "rulebot",
+        "agents": [{"name": "test_gil_hog", "options": {"at": 2}, "clock": {"move_ms": 100, "grace_ms": 200}},
+                   "random", "rulebot",      # (unclocked: a busy machine must not make them overrun 100 ms)
                    {"name": "random", "label": "random-2"}]}))
     import threading
 
