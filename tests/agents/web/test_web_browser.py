@@ -262,30 +262,14 @@ def test_two_browsers_play_two_seats_of_one_game_through_their_own_links(browser
 def test_a_tournament_in_progress_is_watched_move_by_move(browser, tmp_path):
     """Issue 42: the watch page lists the games a tournament is playing; following one opens it at its
     last move, and when it ends the page says so."""
-    import threading
-    import time
+    from helpers.gated_tournament import gated_tournament
 
-    from helpers import agent_fixtures  # noqa: F401  (registers test_gate)
-    from agents.tournament import config_from_dict, play_games
-
-    gate = tmp_path / "gate"
-    gate.mkdir()
-    cfg = config_from_dict({"name": "live", "num_players": 4, "games": 4, "seed": 1, "workers": 1, "isolate": "none",
-                            "modules": ["helpers.agent_fixtures"],
-                            "agents": ["random", {"name": "test_gate", "options": {"gate": str(gate)}},
-                                       {"name": "random", "label": "r2"}, {"name": "random", "label": "r3"}]})
-    out = tmp_path / "t"
-    run = threading.Thread(target=play_games, args=(cfg, out), kwargs={"progress": False})
-    run.start()
-    try:
-        deadline = time.monotonic() + 120
-        while not (out / "live.json").exists() and time.monotonic() < deadline:
-            time.sleep(0.1)
+    with gated_tournament(tmp_path) as (out, gate, _, live):
         with web_server(tmp_path / "games.sqlite3", "--records", str(out)) as base:
             browser.call("Page.navigate", url=base + "/watch/0")
             browser.wait("document.querySelectorAll('#live tr.live').length === 1", timeout=30)
             moves = int(browser.js("document.querySelector('#live tr.live td:nth-child(4)').textContent"))
-            assert moves >= 1
+            assert moves == len(live[0]["actions"]) >= 1
             browser.click_at("document.querySelector('#live tr.live a')")
             browser.wait("location.pathname.startsWith('/watch/0/live/') && !!document.querySelector('svg')")
             assert browser.js("document.getElementById('live').textContent").startswith("following game")
@@ -293,9 +277,6 @@ def test_a_tournament_in_progress_is_watched_move_by_move(browser, tmp_path):
             (gate / "open").write_text("")
             browser.wait("document.getElementById('live') && "
                          "document.getElementById('live').textContent.includes('has ended')", timeout=60)
-    finally:
-        (gate / "open").write_text("")
-        run.join(timeout=120)
 
 
 # A hot-seat game played in the page by random clicks in the list (a seeded generator) to its end or for

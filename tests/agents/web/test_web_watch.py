@@ -90,32 +90,9 @@ def test_the_watch_pages_need_the_token(tmp_path, lines):
 def test_a_tournament_in_progress_is_followed_move_by_move(tmp_path):
     """Issue 42: the games a tournament is playing are listed with their moves so far (its live.json,
     written from the workers' progress) and each is followed at its last move until it ends."""
-    import threading
-    import time
+    from helpers.gated_tournament import gated_tournament
 
-    from helpers import agent_fixtures  # noqa: F401  (registers test_gate)
-    from agents.tournament import config_from_dict, play_games
-
-    gate = tmp_path / "gate"
-    gate.mkdir()
-    cfg = config_from_dict({"name": "live", "num_players": 4, "games": 4, "seed": 1, "workers": 1, "isolate": "none",
-                            "modules": ["helpers.agent_fixtures"],
-                            "agents": ["random", {"name": "test_gate", "options": {"gate": str(gate)}},
-                                       {"name": "random", "label": "r2"}, {"name": "random", "label": "r3"}]})
-    out = tmp_path / "t"
-    run = threading.Thread(target=play_games, args=(cfg, out), kwargs={"progress": False})
-    run.start()
-    try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:      # the first game waits at the gate agent's first decision
-            try:
-                live = json.loads((out / "live.json").read_text())["games"]
-            except (OSError, ValueError):
-                live = []
-            if live and live[0]["actions"]:
-                break
-            time.sleep(0.1)
-        assert live and live[0]["actions"], "no game in progress was written"
+    with gated_tournament(tmp_path) as (out, gate, run, live):     # the first game waits at the gate
         game = live[0]["game"]
         with client(tmp_path, [str(out)]) as c:
             listing = c.get("/api/watch/0").json()
@@ -130,6 +107,3 @@ def test_a_tournament_in_progress_is_followed_move_by_move(tmp_path):
             assert c.get(f"/api/watch/0/live/{game}").json()["playing"] is False
             assert c.get(f"/watch/0/live/{game}").status_code == 404
             assert len(c.get("/api/watch/0").json()["games"]) == 4
-    finally:
-        (gate / "open").write_text("")
-        run.join(timeout=120)
