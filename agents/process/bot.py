@@ -113,6 +113,11 @@ class ProcessAgent(Agent):
         if files is not None and not (isinstance(files, (list, tuple)) and all(isinstance(f, str) for f in files)):
             raise ValueError(f"option files must be a list of paths, got {files!r}")
         self.files = list(files or ())
+        base = cwd or os.getcwd()
+        missing = [f for f in self.files if not os.path.exists(os.path.join(base, f))]
+        if missing:
+            raise ValueError(f"option files: {missing[0]!r} does not exist (paths are taken from "
+                             f"{'cwd' if cwd else 'the directory the arena runs in'})")
         if sandbox not in SB.MODES:
             raise ValueError(f"option sandbox must be one of {', '.join(SB.MODES)}, got {sandbox!r}")
         self.sandbox = sandbox

@@ -143,6 +143,9 @@ class ClockEntry(Strict):
                                                     "for before it forfeits as hung")
 
 
+_PROCESS_FIELDS = ("memory_mb", "cpu_s", "max_procs", "disk_mb", "files")     # a cmd entry's ProcessAgent options
+
+
 class AgentEntry(Strict):
     """A seat's agent: a registered name, a label (unique in the tournament) and its options; a
     spec string "name:key=value,..." stands for {name, options} labelled by the string itself; or
@@ -152,10 +155,15 @@ class AgentEntry(Strict):
     name: Optional[str] = Field(None, description="a registered agent name (or cmd instead)")
     cmd: Optional[Name] = Field(None, description="a bot's command line, run as a process per game that speaks "
                                                   "the bot protocol (docs/protocol.md), instead of name")
-    memory_mb: Optional[int] = Field(None, ge=16, description="a cmd bot's address-space limit in MiB "
-                                                              "(default 4096)")
-    cpu_s: Optional[int] = Field(None, ge=1, description="a cmd bot's CPU-time limit per game in seconds "
+    memory_mb: Optional[int] = Field(None, ge=16, description="a cmd bot's memory limit in MiB, all its processes "
+                                                              "together (default 4096)")
+    cpu_s: Optional[int] = Field(None, ge=1, description="a cmd bot's CPU seconds per game, all its processes together "
                                                          "(default: none)")
+    max_procs: Optional[int] = Field(None, ge=1, description="how many processes a cmd bot may have at once "
+                                                             "(default 64)")
+    disk_mb: Optional[int] = Field(None, ge=1, description="the size of a cmd bot's private /tmp in MiB (default 64)")
+    files: Optional[list[str]] = Field(None, description="more files or folders a cmd bot may read (its sandbox "
+                                                         "shows them read-only)")
     label: Optional[Name] = Field(None, description="a non-empty string (default: the name)")
     options: Optional[dict[str, Any]] = Field(None, description="a mapping of option: value")
     clock: Optional[ClockEntry] = Field(None, description="this agent's own time-control fields, over the "
@@ -181,17 +189,16 @@ class AgentEntry(Strict):
             raise FieldError("name", "missing: give a registered agent name, or cmd (a bot command)")
         if self.name is not None and self.cmd is not None:
             raise FieldError("cmd", "give either name (a registered agent) or cmd (a bot command), not both")
-        if self.cmd is None and (self.memory_mb is not None or self.cpu_s is not None):
-            raise FieldError("memory_mb" if self.memory_mb is not None else "cpu_s",
-                             "limits apply to bot commands (cmd) only")
+        set_ = [k for k in _PROCESS_FIELDS if getattr(self, k) is not None]
+        if self.cmd is None and set_:
+            raise FieldError(set_[0], "limits apply to bot commands (cmd) only")
         return self
 
     def seat(self) -> dict:
         """The seat spec of the entry: {"label", "agent", "options"} (and "clock" when set)."""
         if self.cmd is not None:
             opts = {"cmd": self.cmd, **({"options": self.options} if self.options else {}),
-                    **({"memory_mb": self.memory_mb} if self.memory_mb is not None else {}),
-                    **({"cpu_s": self.cpu_s} if self.cpu_s is not None else {})}
+                    **{k: getattr(self, k) for k in _PROCESS_FIELDS if getattr(self, k) is not None}}
             spec = {"label": self.label or self.cmd, "agent": "process", "options": opts}
         else:
             spec = {"label": self.label or self.name, "agent": self.name, "options": self.options or {}}

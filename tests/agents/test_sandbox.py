@@ -118,8 +118,13 @@ def test_every_process_of_a_bot_ends_with_its_game():
 def test_processes_are_gone_when_the_bot_forfeits():
     bot = cheater("spawn", reply_timeout_s=60.0)
     bot.reset(1)
-    assert len(marked()) == 4                         # 3 children and a setsid grandchild, as the host sees them
-    bot.abort()
+    try:
+        deadline = time.monotonic() + 10                  # (a child forked but not yet exec'd shows no marker)
+        while len(marked()) < 4 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert len(marked()) == 4                         # 3 children and a setsid grandchild, as the host sees them
+    finally:
+        bot.abort()
     assert gone_within(1.0), marked()
 
 
@@ -333,3 +338,28 @@ def test_a_spoofed_module_name_does_not_make_an_agent_built_in():
         assert is_builtin("random") and is_builtin("rulebot") and is_builtin("process")
     finally:
         _REGISTRY.pop("test_spoofed")
+
+
+def test_a_bot_entry_sets_its_limits_and_the_files_it_may_read(tmp_path):
+    from agents.tournament import ConfigError
+
+    data = tmp_path / "model"
+    data.mkdir()
+    cfg = _tournament(agents=[{"cmd": f"{sys.executable} {SCRIPTED} ok", "label": "bot", "max_procs": 8,
+                               "disk_mb": 16, "files": [str(data)], "memory_mb": 512, "cpu_s": 30},
+                              "random", {"name": "random", "label": "r2"}, {"name": "random", "label": "r3"}])
+    opts = cfg.agents[0]["options"]
+    assert {k: opts[k] for k in ("max_procs", "disk_mb", "files", "memory_mb", "cpu_s")} == {
+        "max_procs": 8, "disk_mb": 16, "files": [str(data)], "memory_mb": 512, "cpu_s": 30}
+    argv = [sys.executable, str(SCRIPTED), "ok"]
+    cmd = SB.command(argv, files=[str(data)], disk_mb=16)
+    at = cmd.index(str(data))
+    assert cmd[at - 1:at + 2] == ["--ro-bind", str(data), str(data)]
+    assert cmd[cmd.index("--size") + 1] == str(16 << 20)
+    with pytest.raises(ConfigError, match=r"agents\[1\]\.files: limits apply to bot commands \(cmd\) only"):
+        _tournament(agents=[{"cmd": f"{sys.executable} {SCRIPTED} ok", "label": "bot"},
+                            {"name": "random", "files": [str(data)]}, {"name": "random", "label": "r2"},
+                            {"name": "random", "label": "r3"}])
+    with pytest.raises(ConfigError, match=r"option files: '/no/such/model' does not exist"):
+        _tournament(agents=[{"cmd": f"{sys.executable} {SCRIPTED} ok", "label": "bot", "files": ["/no/such/model"]},
+                            "random", {"name": "random", "label": "r2"}, {"name": "random", "label": "r3"}])

@@ -89,7 +89,7 @@ def test_all_seat_permutations_with_four_agents():
     ({"agents": ["random", "rand0m", "a", "b"]}, "agents[1].name: unknown agent 'rand0m'; agents: "),
     ({"agents": [{"name": "random", "options": {"sed": 1}}, "a", "b", "c"]},
      "agents[0].options: agent 'random' has no option 'sed'; its options: seed=None"),
-    ({"agents": [{"name": "random", "lable": "x"}, "a", "b", "c"]}, "agents[0].lable: unknown key; known: name, cmd, memory_mb, cpu_s, label, options, clock"),
+    ({"agents": [{"name": "random", "lable": "x"}, "a", "b", "c"]}, "agents[0].lable: unknown key; known: name, cmd, memory_mb, cpu_s, max_procs, disk_mb, files, label, options, clock"),
     ({"agents": [{"label": "x"}, "a", "b", "c"]}, "agents[0].name: missing"),
     ({"agents": [{"name": "random", "options": [1]}, "a", "b", "c"]}, "agents[0].options: expected a mapping"),
     ({"agents": [5, "a", "b", "c"]}, "agents[0]: expected an agent name"),
