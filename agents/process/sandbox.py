@@ -8,7 +8,9 @@ processes only, no network, and a filesystem made of:
 - Python and this project's packages, read-only (the reference client runs from them);
 - the folders of its own files (the command, each argument naming a file, `cwd`, `files`), read-only,
   with the arena's private folders (the tournament's, the records) masked empty;
-- a private writable `/tmp` (its home and working space) of at most `disk_mb`.
+- a private writable `/tmp` (its home and working space) of at most `disk_mb`;
+- for the reference client, a folder of compiled kernels copied from the arena's cache (not counted
+  against `disk_mb`).
 
 All its processes go into one control group of the arena's (cgroup v1 or v2, where the arena may make
 one): memory, the number of processes and CPU time are bounded for them together, and `kill()` ends
@@ -240,6 +242,8 @@ def _sweep(base: Path) -> None:
 
 # ---------------------------------------------------------------------------------------- the command
 _SYSTEM = ("/usr", "/etc", "/opt")
+CLIENT_CACHE = "/var/cache/v1919"       # the reference client's compiled kernels (a tmpfs of its own)
+CACHE_HEADROOM_MB = 256                 # ... room beyond the copy for kernels it compiles
 _LINKED = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 
 
@@ -330,13 +334,56 @@ def command(argv: list[str], cwd: str | None = None, files=(), disk_mb: int = 64
     for k, v in env.items():
         cmd += ["--setenv", k, v]
     cache = _project_cache()
-    if cache is not None and _is_client(argv):
+    if _is_client(argv):
         # The client's compiled kernels, copied from the arena's cache (read-only: no bot may write a
-        # cache the arena loads) into the bot's own /tmp, so its first decision does not compile.
-        inside = "/tmp/.v1919-cache/" + os.path.basename(cache)
-        cmd += ["--ro-bind", cache, "/run/v1919-cache", "/bin/sh", "-c",
-                f'mkdir -p {inside} && cp -R /run/v1919-cache/. {inside}/ 2>/dev/null; exec "$@"', "sh"]
+        # cache the arena loads) into a cache folder of the bot's own, so its first decision does not
+        # compile. The folder is a tmpfs of its own: neither the copy nor a compile counts against disk_mb.
+        kept = _current_cache_dirs(cache) if cache is not None else []
+        size = sum(_folder_bytes(os.path.join(cache, d)) for d in kept) + CACHE_HEADROOM_MB * 1024 * 1024
+        cmd += ["--size", str(size), "--tmpfs", CLIENT_CACHE, "--setenv", "V1919_CACHE", CLIENT_CACHE]
+        if kept:
+            inside = f"{CLIENT_CACHE}/{os.path.basename(cache)}"
+            copy = " ".join(f"/run/v1919-cache/{d}" for d in kept)
+            cmd += ["--ro-bind", cache, "/run/v1919-cache", "/bin/sh", "-c",
+                    f'mkdir -p {inside} && cp -R {copy} {inside}/ 2>/dev/null; exec "$@"', "sh"]
     return cmd + list(argv)
+
+
+def _current_cache_dirs(cache: str) -> list[str]:
+    """The folders of numba's cache that hold kernels of this installation's source folders (numba names
+    each `<folder>_<sha1 of its absolute path>`); stale ones (other checkouts) are left out."""
+    current = _source_cache_names()
+    try:
+        return sorted(d for d in os.listdir(cache) if d in current)
+    except OSError:
+        return []
+
+
+@functools.lru_cache(maxsize=1)
+def _source_cache_names() -> frozenset[str]:
+    import hashlib
+    import importlib.util
+
+    names = set()
+    for pkg in ("v1919_env", "agents", "training"):
+        spec = importlib.util.find_spec(pkg)          # (found, not imported)
+        if spec is None or not spec.origin:
+            continue
+        for root, _dirs, files in os.walk(Path(spec.origin).resolve().parent):
+            if any(f.endswith(".py") for f in files):
+                names.add(f"{os.path.basename(root)}_{hashlib.sha1(root.encode()).hexdigest()}")
+    return frozenset(names)
+
+
+def _folder_bytes(path: str) -> int:
+    total = 0
+    for root, _dirs, files in os.walk(path):
+        for f in files:
+            try:
+                total += os.path.getsize(os.path.join(root, f))
+            except OSError:
+                pass
+    return total
 
 
 def _is_client(argv: list[str]) -> bool:

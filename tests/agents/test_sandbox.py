@@ -363,3 +363,27 @@ def test_a_bot_entry_sets_its_limits_and_the_files_it_may_read(tmp_path):
     with pytest.raises(ConfigError, match=r"option files: '/no/such/model' does not exist"):
         _tournament(agents=[{"cmd": f"{sys.executable} {SCRIPTED} ok", "label": "bot", "files": ["/no/such/model"]},
                             "random", {"name": "random", "label": "r2"}, {"name": "random", "label": "r3"}])
+
+
+@needs_sandbox
+def test_the_reference_clients_kernel_cache_is_copied_fresh_and_not_counted_against_disk(tmp_path, monkeypatch):
+    """CI once failed here: the arena's cache (78 MB, old checkouts' kernels included) was copied into
+    the bot's 64 MiB /tmp and its first compile ran out of space."""
+    import numba
+
+    cache = Path(numba.config.CACHE_DIR)
+    current = SB._current_cache_dirs(str(cache))
+    assert current and all(SB._source_cache_names().__contains__(d) for d in current)
+    stale = cache / ("core_" + "0" * 40)                  # another checkout's kernels: never copied
+    stale.mkdir(exist_ok=True)
+    try:
+        (stale / "big.nbc").write_bytes(b"\0" * (2 << 20))
+        cmd = SB.command([sys.executable, "-m", "agents.process.client", "rulebot"], disk_mb=1)
+        assert stale.name not in " ".join(cmd)
+        at = cmd.index(SB.CLIENT_CACHE)
+        assert cmd[at - 3] == "--size" and int(cmd[at - 2]) >= SB.CACHE_HEADROOM_MB << 20
+    finally:
+        shutil.rmtree(stale)
+    bot = make_agent("process", cmd=[sys.executable, "-m", "agents.process.client", "rulebot"], disk_mb=1)
+    rec = play(bot)
+    assert rec["result"]["forfeit"] is None, rec["result"]["forfeit"]
