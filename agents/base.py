@@ -12,6 +12,8 @@ agent nothing it could not see; a search agent still draws its own determinizati
 """
 from __future__ import annotations
 
+import functools
+import importlib
 import inspect
 import sys
 from pathlib import Path
@@ -50,10 +52,10 @@ class Agent:
         """
         raise NotImplementedError
 
-    time_left = None             # agents.clock.TimeLeft before each decision, when the arena runs a clock
+    time_left = None             # agents.arena.clock.TimeLeft before each decision, when the arena runs a clock
 
     def set_clock(self, time_left) -> None:
-        """The arena's word, before a decision, of the time the agent has (agents.clock.TimeLeft:
+        """The arena's word, before a decision, of the time the agent has (agents.arena.clock.TimeLeft:
         game clock left, per-move limit, increment, what this decision may take)."""
         self.time_left = time_left
 
@@ -99,7 +101,27 @@ def require_game(agent: Agent, game):
 
 _REGISTRY: dict[str, type[Agent]] = {}
 """Agent classes by name. The built-in agents register when the `agents` package is imported, which
-Python does before any of its modules (this one included), so the registry is complete when used."""
+Python does before any of its modules (this one included); the agents of the layers above (the arena's
+"process") register when first asked for by name (`_known`)."""
+
+PLUGIN_GROUP = "v1919.agents"
+"""Entry points (pyproject.toml) naming the module that registers an agent of a layer above this one;
+only this project's distribution is read, so no installed package runs code by naming an agent."""
+
+
+@functools.lru_cache(maxsize=1)
+def _plugins() -> dict[str, str]:
+    from importlib.metadata import entry_points
+
+    return {ep.name: ep.value for ep in entry_points(group=PLUGIN_GROUP)
+            if ep.dist is None or ep.dist.name.replace("_", "-").lower() == "v1919-env"}
+
+
+def _known(name: str) -> bool:
+    """Whether `name` is registered, importing the module an entry point names for it first."""
+    if name not in _REGISTRY and name in _plugins():
+        importlib.import_module(_plugins()[name].split(":")[0])
+    return name in _REGISTRY
 
 
 def register(name: str):
@@ -117,15 +139,15 @@ def register(name: str):
 
 
 def agent_names() -> list[str]:
-    """Names of every registered agent, sorted."""
-    return sorted(_REGISTRY)
+    """Names of every registered agent (and of those an entry point registers on first use), sorted."""
+    return sorted(set(_REGISTRY) | set(_plugins()))
 
 
 def is_builtin(name: str) -> bool:
     """True for the agents this package ships: registered by code of a file of this package, and every
     function the class defines compiled from one. A class's `__module__` proves nothing (a user's class
     may claim any name, and `inspect.getfile` believes it)."""
-    if name not in _REGISTRY:
+    if not _known(name):
         return False
     files = [_ORIGIN.get(name, "<unknown>")]
     files += [f.__code__.co_filename for f in vars(_REGISTRY[name]).values() if hasattr(f, "__code__")]
@@ -148,7 +170,7 @@ def agent_problem(name: str, options: dict, cmd: bool = False) -> tuple[str, str
     travel to the workers and into the records)."""
     import json
 
-    if name not in _REGISTRY:
+    if not _known(name):
         return "name", f"unknown agent {name!r}; agents: {', '.join(agent_names())}"
     try:
         agent = make_agent(name, **options)
@@ -172,8 +194,8 @@ def agent_problem(name: str, options: dict, cmd: bool = False) -> tuple[str, str
 
 def agent_options(name: str) -> dict[str, Any]:
     """The keyword options of an agent with their defaults (inspect.Parameter.empty when required)."""
-    if name not in _REGISTRY:
-        raise AgentError(f"unknown agent {name!r}; agents: {', '.join(sorted(_REGISTRY))}")
+    if not _known(name):
+        raise AgentError(f"unknown agent {name!r}; agents: {', '.join(agent_names())}")
     sig = inspect.signature(_REGISTRY[name].__init__)
     return {k: p.default for k, p in list(sig.parameters.items())[1:]
             if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}

@@ -1,5 +1,5 @@
 """Logistic (Platt) calibration of a value estimate into a win probability: the web app's win
-probability (agents/win_probability.py) and the fit's win prediction (training/fit.py)."""
+probability (agents/arena/win_probability.py) and the fit's win prediction (training/fit.py)."""
 from __future__ import annotations
 
 import numpy as np

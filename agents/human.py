@@ -3,7 +3,7 @@
 Each decision shows the board (`game.render()`), the pending decision and the legal actions
 numbered from 1 with their descriptions (`game.describe`). The answer is a number; `b` shows the
 board again; `q` (or the end of the input) ends the game: the agent raises `QuitGame`, which the
-play loop (agents/play.py) catches and reports. Anything else (text, a number out of range, an
+play loop (agents/arena/play.py) catches and reports. Anything else (text, a number out of range, an
 empty line) gets a message and the question again. `input`/`output` default to the terminal;
 tests pass their own streams.
 """

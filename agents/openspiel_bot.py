@@ -24,7 +24,7 @@ import v1919_env.openspiel_game  # noqa: F401  (registers the game)
 from .base import Agent, make_agent, parse_agent_spec
 from v1919_env.game import hand_off_rng
 
-from .play import hand_off, observe_seat
+from .seat import hand_off, observe_seat
 
 
 class AgentBot(pyspiel.Bot):

@@ -23,9 +23,10 @@ LAYERS = [
     ("records and replay", ["v1919_env.records", "v1919_env.view.replay_html", "v1919_env.view"]),
     ("envs", ["v1919_env.envs"]),
     ("public surface", ["v1919_env", "v1919_env.compat", "v1919_env.openspiel_game", "v1919_env.versailles1919_v4"]),
-    ("agents", ["agents"]),
+    ("commands", ["v1919_env.arguments", "v1919_env.bench", "v1919_env.docs", "v1919_env.cli"]),   # the layers
+    ("agents", ["agents"]),                            # above plug in through entry points (pyproject.toml)
+    ("arena", ["agents.arena"]),
     ("training", ["training"]),
-    ("commands", ["v1919_env.cli", "v1919_env.bench", "v1919_env.docs"]),
 ]
 
 
@@ -106,3 +107,64 @@ def test_tests_mirror_the_packages():
     for f in folders - {"examples", "helpers"}:
         pkg = ROOT / "v1919_env" / f if (ROOT / "v1919_env" / f).is_dir() else ROOT / f
         assert pkg.is_dir(), f"tests/{f}/ mirrors no package"
+
+
+def test_the_environment_package_imports_nothing_above_it():
+    """v1919_env, its commands included, runs without importing agents or training: they plug into the
+    `v1919` command through entry points, which load only when the parser is built."""
+    code = ("import sys, importlib, pkgutil, v1919_env\n"
+            "for m in pkgutil.walk_packages(v1919_env.__path__, 'v1919_env.'):\n"
+            "    if m.name not in ('v1919_env.openspiel_game', 'v1919_env.envs.openspiel_game'):\n"
+            "        importlib.import_module(m.name)\n"
+            "print(sorted({n.split('.')[0] for n in sys.modules} & {'agents', 'training'}))")
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[]"
+
+
+def test_the_entry_points_name_what_exists():
+    from importlib.metadata import entry_points
+
+    from v1919_env.bench import SECTION_GROUP, Section
+    from v1919_env.cli import COMMAND_GROUP, build_parser
+
+    groups = {g: {ep.name: ep for ep in entry_points(group=g)} for g in (COMMAND_GROUP, SECTION_GROUP, "v1919.agents")}
+    assert set(groups[COMMAND_GROUP]) == set(groups[SECTION_GROUP]) == {"arena", "training"}
+    assert all(isinstance(s, Section) for ep in groups[SECTION_GROUP].values() for s in ep.load())
+    assert set(groups["v1919.agents"]) == {"process"}
+    commands = build_parser()._subparsers._group_actions[0].choices
+    assert {"data", "bench", "demo", "play", "serve", "tournament", "ladder", "replay", "benchmark",
+            "nation-balance", "train", "train-rllib"} == set(commands)
+
+
+def test_an_agent_of_the_arena_is_built_by_name_without_importing_the_arena():
+    code = ("import sys\nfrom agents import agent_names, make_agent\n"
+            "assert 'agents.arena' not in sys.modules and 'process' in agent_names()\n"
+            "bot = make_agent('process', cmd='true')\n"
+            "print(type(bot).__module__)")
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "agents.arena.process.bot"
+
+
+def test_the_arenas_old_import_paths_work_with_a_deprecation_warning():
+    """`agents.play`, `agents.tournament.config`, ... were the arena's paths before it had a package: for one
+    version they give the same module objects, with a warning naming the new path."""
+    code = ("import warnings; warnings.simplefilter('error', DeprecationWarning)\n"
+            "import agents, agents.arena.play, agents.arena.tournament.config as new\n"
+            "try:\n    import agents.play\nexcept DeprecationWarning as w:\n    print(w)\n"
+            "warnings.simplefilter('ignore')\n"
+            "import agents.play, agents.tournament.config as old\n"
+            "from agents.tournament import load_config\n"
+            "from agents import process\n"
+            "print(agents.play is agents.arena.play, old is new, load_config is new.load_config,\n"
+            "      process is agents.arena.process)")
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == [
+        "agents.play moved to agents.arena.play (the arena's own package); the old path goes in 0.3.0",
+        "True True True True"]
+    r = subprocess.run([sys.executable, "-m", "agents.process.client", "--help"], cwd=ROOT, capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0 and "usage: python -m agents.arena.process.client" in r.stdout, r.stderr
+    assert "FutureWarning: python -m agents.process.client: the module moved to agents.arena.process.client" in r.stderr

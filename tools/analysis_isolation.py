@@ -3,7 +3,7 @@
 `v1919 serve` with `--analysis ismcts:iterations=N`: game A asks for an analysis, and while it runs
 game B (a human seat of this script against a random bot) plays M moves; prints how long the
 analysis took and the latency of B's moves (mean and max). The analysis runs in a process of its
-own (agents/web/analysis.py: AnalysisWorker); `--wait S` lets the server's warm-up finish first.
+own (agents/arena/web/analysis.py: AnalysisWorker); `--wait S` lets the server's warm-up finish first.
 
     PYTHONPATH=. python tools/analysis_isolation.py --iterations 20000 --moves 15 --wait 30
 """

@@ -9,7 +9,7 @@ docs/strength.md "Equal agents, equal results: the arena is fair").
 With --agent: plays the tournament (4 copies labelled c0..c3, the arena as `v1919 tournament` runs it:
 the schedule, the seeds, `workers` worker processes each keeping its copies between games) into a
 temporary directory and prints each copy's win share, Pearson's chi-square of equal shares and its
-p-value (agents/tournament/stats.py: equal_shares_test).
+p-value (agents/arena/tournament/stats.py: equal_shares_test).
 
 With --null N: the distribution of that chi-square when the arena is fair: N games under the
 tournament schedule (each copy at each nation N/4 times), each won by the nation drawn with the
@@ -33,8 +33,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 def tournament(agent: str, games: int, workers: int, seed: int, duplicate: bool) -> dict:
     from agents.base import parse_agent_spec
-    from agents.tournament import config_from_dict, finished_games, play_games
-    from agents.tournament.stats import equal_shares_test
+    from agents.arena.tournament import config_from_dict, finished_games, play_games
+    from agents.arena.tournament.stats import equal_shares_test
 
     name, opts = parse_agent_spec(agent)
     labels = [f"c{k}" for k in range(4)]
@@ -54,8 +54,8 @@ def tournament(agent: str, games: int, workers: int, seed: int, duplicate: bool)
 def null(games: int, shares: list[float], nations: list[float], sims: int = 200_000, seed: int = 0) -> dict:
     import numpy as np
 
-    from agents.tournament.schedule import seating
-    from agents.tournament.stats import chi2_sf_3
+    from agents.arena.tournament.schedule import seating
+    from agents.arena.tournament.stats import chi2_sf_3
 
     rng = np.random.default_rng(seed)
     p = np.asarray(nations, float) / sum(nations)

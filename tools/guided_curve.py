@@ -35,8 +35,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents import Agent, make_agent, parse_agent_spec  # noqa: E402
-from agents.play import run_game, seat_spec  # noqa: E402
-from agents.tournament.stats import wilson_interval  # noqa: E402
+from agents.arena.play import run_game, seat_spec  # noqa: E402
+from agents.arena.tournament.stats import wilson_interval  # noqa: E402
 
 _AGENTS: dict[str, Agent] = {}
 

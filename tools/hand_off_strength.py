@@ -6,7 +6,7 @@ Do the agents play at the same strength on the seat's information set as on the 
     python tools/hand_off_strength.py [--agents ismcts:iterations=100,greedy] [--deals 6] [--seed 7700000]
 
 Each AGENT plays against three rule bots, whole deals rotated through every seat (deal d, game
-d * 4 + seat), twice: handed the arena's copy (`agents.play.hand_off`, Game.information_set) and
+d * 4 + seat), twice: handed the arena's copy (`agents.arena.play.hand_off`, Game.information_set) and
 handed a clone of the real game (the old hand-off). Paired: the same deals, seeds and agent seeds
 in both. Prints, per agent, the win share of each arm with its Wilson 95% interval, how many of
 the paired games were identical action for action, and the seconds. One process, one thread.
@@ -24,9 +24,9 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def measure(spec: str, deals: int, seed: int) -> dict:
-    import agents.play as play
+    import agents.arena.play as play
     from agents.base import make_agent, parse_agent_spec
-    from agents.tournament.stats import wilson_interval
+    from agents.arena.tournament.stats import wilson_interval
 
     name, opts = parse_agent_spec(spec)
     real_hand_off = play.hand_off

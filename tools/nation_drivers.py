@@ -49,7 +49,7 @@ from numba import njit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents.tournament.stats import Z95, wilson_interval
+from agents.arena.tournament.stats import Z95, wilson_interval
 from v1919_env.cards.load import CardSet, build_tables, read_card_set
 from v1919_env.cards.validate import validate_card_set
 from v1919_env.core import tables as TB
@@ -68,7 +68,7 @@ GAP = {4: ("italy", "usa"), 3: ("uk", "usa")}
 
 
 # ----------------------------------------------------------------------------- statistics
-wilson = wilson_interval           # Wilson 95% interval of k successes in n (agents.tournament.stats)
+wilson = wilson_interval           # Wilson 95% interval of k successes in n (agents.arena.tournament.stats)
 
 
 def mean_interval(x: np.ndarray) -> tuple[float, float, float]:

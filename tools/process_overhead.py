@@ -6,12 +6,12 @@ What a bot process costs per decision, against the same agent in process (issue 
     python tools/process_overhead.py [--agents random,rulebot,greedy] [--games 4] [--c-bot PATH] [--sandbox MODE]
 
 For each AGENT, seat 0 plays `games` 4-player games against three rule bots, once in process and once
-as `python -m agents.process.client AGENT` (the same seeds, so the same games move for move); per
+as `python -m agents.arena.process.client AGENT` (the same seeds, so the same games move for move); per
 decision of seat 0: the wall-clock milliseconds in act() (for the process: sending the decide
 message, the client's work, reading the action) and the difference; per game: the start of the
 process (reset: spawn and hellos, plus new_game). With --c-bot, the compiled example bot
-(agents/process/example_bot.c) against `random` in process, which plays the same kind of move.
---sandbox: how the bot process runs (auto: in the sandbox, agents/process/sandbox.py; none: bare).
+(agents/arena/process/example_bot.c) against `random` in process, which plays the same kind of move.
+--sandbox: how the bot process runs (auto: in the sandbox, agents/arena/process/sandbox.py; none: bare).
 One process here and the bot's; prints one JSON line per agent.
 """
 from __future__ import annotations
@@ -53,7 +53,7 @@ class Timed:
 
 def run(agent, games: int, seed: int) -> dict:
     from agents.base import make_agent
-    from agents.play import run_game, seat_spec
+    from agents.arena.play import run_game, seat_spec
 
     t = Timed(agent)
     secs = decisions = 0
@@ -79,7 +79,7 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     from agents.base import make_agent
 
-    client = [sys.executable, "-m", "agents.process.client"]
+    client = [sys.executable, "-m", "agents.arena.process.client"]
     rows = [(spec, make_agent(spec), make_agent("process", cmd=client + [spec], sandbox=a.sandbox))
             for spec in a.agents.split(",")]
     if a.c_bot:

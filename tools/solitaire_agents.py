@@ -24,8 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.play import parse_agents_arg
-from agents.solitaire_score import measure
+from agents.arena.play import parse_agents_arg
+from agents.arena.solitaire_score import measure
 
 
 def plot_distribution(results: list[dict], path: str, target: int, levels) -> None:

@@ -58,7 +58,7 @@ class _Watch(threading.Thread):
 
 
 def measure(agents: list[str], games: int, workers: int, ray: str | None) -> dict:
-    from agents.tournament import config_from_dict, play_games
+    from agents.arena.tournament import config_from_dict, play_games
 
     cfg = config_from_dict({"name": "scaling", "num_players": 4, "games": games, "seed": 0, "workers": workers,
                             "agents": agents})
@@ -85,8 +85,8 @@ def main(argv=None) -> int:
     ap.add_argument("--cluster", default=None, metavar="HOST:PORT", help="also a Ray cluster joined by address")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
-    from agents.precompile import precompile
-    from agents.tournament import config_from_dict
+    from agents.arena.precompile import precompile
+    from agents.arena.tournament import config_from_dict
 
     settings = [(1, None), (2, None), (1, "local"), (2, "local")] + ([(0, args.cluster)] if args.cluster else [])
     rows = []

@@ -53,5 +53,21 @@ def run(args) -> int:
     return 0
 
 
+def add_commands(sub) -> tuple[type[Exception], ...]:
+    """Add `v1919 train` and `v1919 train-rllib` to `v1919`'s subparsers (the `v1919.commands` entry point,
+    pyproject.toml); torch and Ray are imported only when a command runs."""
+    from .rllib import cli as rllib_cli
+
+    tr = sub.add_parser("train", help="train a MaskablePPO agent from a YAML config (needs the train extra)",
+                        description=DESCRIPTION, epilog="example:\n  v1919 train configs/train/smoke.yaml",
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_arguments(tr).set_defaults(func=run)
+    rl = sub.add_parser("train-rllib", help="PPO on Ray RLlib over the compiled vector env, local or on a cluster "
+                        "(needs the rllib extra)", description=rllib_cli.DESCRIPTION, epilog=rllib_cli.EPILOG,
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
+    rllib_cli.add_arguments(rl).set_defaults(func=rllib_cli.run)
+    return ()
+
+
 def main(argv: list[str] | None = None) -> int:
     return run(build_parser().parse_args(argv))

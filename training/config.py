@@ -219,7 +219,7 @@ class Evaluation(Strict):
     @field_validator("ray")
     @classmethod
     def _ray(cls, v):
-        from agents.tournament.ray_pool import check_address
+        from agents.arena.tournament.ray_pool import check_address
 
         if v is not None:
             try:

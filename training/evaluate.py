@@ -1,6 +1,6 @@
 """Evaluation of a checkpoint through the tournament code: 4-player (or 3-player) games of the
 `learned` agent against copies of one baseline agent, the seats rotated, the win rate with Wilson's
-95% interval computed from the games' records (agents/tournament/stats.py)."""
+95% interval computed from the games' records (agents/arena/tournament/stats.py)."""
 from __future__ import annotations
 
 import csv
@@ -9,10 +9,10 @@ from contextlib import nullcontext
 from pathlib import Path
 
 from agents.base import parse_agent_spec
-from agents.tournament import config_from_dict, play_games
-from agents.tournament.ray_pool import address_arg, ray_session
-from agents.tournament.runner import TournamentError, finished_games
-from agents.tournament.stats import agent_rows
+from agents.arena.tournament import config_from_dict, play_games
+from agents.arena.tournament.ray_pool import address_arg, ray_session
+from agents.arena.tournament.runner import TournamentError, finished_games
+from agents.arena.tournament.stats import agent_rows
 
 LEARNED = "learned"
 EVAL_SEED_OFFSET = 7919       # evaluations play the same game seeds at every step (less noise in the curve)
@@ -36,7 +36,7 @@ def tournament_config(checkpoint, opponent: str, games: int, cfg: dict, seed: in
 def evaluate_solitaire(checkpoint, cfg: dict, games: int, seed: int, progress: bool = False) -> list[dict]:
     """The solitaire game (num_players 1): `games` seeded games of the checkpoint as the player; one row,
     opponent "solitaire": the games won at the config's level, with Wilson's interval, and the mean VP."""
-    from agents.solitaire_score import measure
+    from agents.arena.solitaire_score import measure
 
     solo = cfg["solitaire"]
     spec = {"label": LEARNED, "agent": LEARNED, "options": {"path": str(checkpoint),

@@ -268,7 +268,7 @@ def plot(runs: list[str | Path], png: str | Path) -> Path:
 
 
 def main(argv=None) -> int:
-    from agents.tournament.ray_pool import address_arg
+    from agents.arena.tournament.ray_pool import address_arg
 
     ap = argparse.ArgumentParser(prog="python -m training.exit_rounds", description=__doc__.split("\n\n")[0])
     ap.add_argument("config", nargs="?", help="a rounds config (YAML)")

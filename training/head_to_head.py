@@ -31,7 +31,7 @@ STAT_KEYS = ("searched", "visited_not_prior_top", "played_not_prior_top", "legal
 def game_share(me, others: list, agent: str, opponent: str, i: int, players: int, seed: int) -> float:
     """Game i of a head-to-head: deal seed + i // players, `me` (spec `agent`) in seat i % players and
     `others` (spec `opponent`) around it; `me`'s share of the win (split among tied winners)."""
-    from agents.play import run_game, seat_spec
+    from agents.arena.play import run_game, seat_spec
 
     seat = i % players
     agents = others[:seat] + [me] + others[seat:]
@@ -90,7 +90,7 @@ def measure(agent: str, opponent: str, games: int, players: int = 4, seed: int =
     """The head-to-head figures of `agent` against `players - 1` copies of `opponent`."""
     from tqdm import tqdm
 
-    from agents.tournament.stats import wilson_interval
+    from agents.arena.tournament.stats import wilson_interval
 
     if games < players or games % players:
         raise ValueError(f"games: a positive multiple of the player count {players} (whole deals), got {games}")

@@ -27,7 +27,7 @@ KINDS = {
               "v1919 training config (v1919 train)", ["train/*.yaml"]),
     "rllib": ("training.rllib.config:RLlibConfig", "training.rllib.config:load_config",
               "v1919 RLlib training config (v1919 train-rllib)", ["train/rllib_*.yaml"]),
-    "tournament": ("agents.tournament.config:TournamentFile", "agents.tournament.config:load_config",
+    "tournament": ("agents.arena.tournament.config:TournamentFile", "agents.arena.tournament.config:load_config",
                    "v1919 tournament or ladder config (v1919 tournament, v1919 ladder)",
                    ["tournament/*.yaml", "ladder/*.yaml", "experiments/*.yaml"]),
     "selfplay": ("training.selfplay:SelfPlayConfig", "training.selfplay:load_config",

@@ -220,7 +220,7 @@ class _GameRun:
     def advance(self) -> bool:
         """Play on to the next teacher decision with a choice (True: it waits for a search; its
         observation is kept in `pending`) or to the end of the game (False)."""
-        from agents.play import observe_seat
+        from agents.seat import observe_seat
 
         game, cfg = self.game, self.cfg
         while not game.is_over:
@@ -494,7 +494,7 @@ def generate(cfg: SelfPlayConfig, out: str | Path, workers: int | None = None, r
 
 
 def main(argv=None) -> int:
-    from agents.tournament.ray_pool import address_arg
+    from agents.arena.tournament.ray_pool import address_arg
 
     ap = argparse.ArgumentParser(prog="python -m training.selfplay", description=__doc__.split("\n\n")[0])
     ap.add_argument("config")

@@ -26,7 +26,7 @@ GAMES_PER_TASK = 4
 def _play_games(spec: str, seeds: list[int], solitaire: dict, reward: str, gamma: float) -> dict:
     """Play solitaire games with the teacher `spec`; the arrays of all their decisions."""
     from agents.base import make_agent, parse_agent_spec
-    from agents.play import observe_seat
+    from agents.seat import observe_seat
     from v1919_env.envs.solitaire_features import solo_features
     from v1919_env.game import Game
 

@@ -24,6 +24,8 @@ import time
 
 import numpy as np
 
+from v1919_env.bench import Section
+
 SEARCHES = {"rule-free": {"root": "gumbel"}, "rule-bot rollouts": {"rollout_mix": 1.0, "bot_prior": 0.5}}
 PATHS = ("per game, torch", "lockstep, compiled", "lockstep, value per seat")
 
@@ -140,3 +142,17 @@ def format_selfplay(rows: list[dict]) -> list[str]:
         lines.append(f"  {r['search']:<19}{r['path']:<26}{r['workers']:>8}{r['searched_per_s']:>9,.0f}"
                      f"{r['searched_per_cpu_s']:>9,.0f}{x:>7.1f}{fwd:>9}{rp:>10}")
     return lines
+
+
+def _run_section(num_players: int, seconds: float, quiet: bool) -> list[dict]:
+    from agents.arena.bench import real_positions
+
+    return bench_selfplay(real_positions(4, 64), seconds, quiet=quiet)
+
+
+SECTIONS = (Section("selfplay", _run_section,
+                    lambda rows: ["v1919 bench --selfplay: searched decisions, one core a worker"] + format_selfplay(rows),
+                    players=(4,), flag="selfplay",
+                    help="only the teacher search: searched decisions per CPU second at 32 simulations, one game at "
+                         "a time against the lockstep engine, 1 and 2 workers"),)
+"""What training adds to `v1919 bench` (pyproject.toml's `v1919.bench` entry point names it)."""

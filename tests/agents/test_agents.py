@@ -17,7 +17,7 @@ from v1919_env.core.search import tree_add, tree_reset, uct_score, widening_limi
 from v1919_env.core.tree import determinize, tree_find
 from v1919_env.actions import NUM_ACTIONS
 from v1919_env.game import Game
-from agents.play import observe_seat
+from agents.seat import observe_seat
 
 from helpers.games import mid_game, play, reorder_hidden  # noqa: E402
 

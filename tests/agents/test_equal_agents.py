@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 from scipy.stats import chi2
 
-from agents.tournament import config_from_dict, finished_games, play_games, report
-from agents.tournament.stats import chi2_sf_3, equal_shares_test
+from agents.arena.tournament import config_from_dict, finished_games, play_games, report
+from agents.arena.tournament.stats import chi2_sf_3, equal_shares_test
 
 LABELS = [f"c{k}" for k in range(4)]
 

@@ -16,7 +16,7 @@ from agents import AgentError, make_agent, parse_agent_spec  # noqa: E402
 from agents.guided import checkpoint_facts, solo_leaf_value  # noqa: E402
 from agents.guided_kernels import F_PENDING, F_VALUE, F_VISITS, child_of  # noqa: E402
 from agents.learned import DEFAULT_WEIGHTS, SHIPPED_CONFIGS, SHIPPED_WEIGHTS  # noqa: E402
-from agents.play import observe_seat  # noqa: E402
+from agents.seat import observe_seat  # noqa: E402
 from v1919_env.game import Game  # noqa: E402
 from v1919_env.rewards import terminal_rewards  # noqa: E402
 

@@ -13,7 +13,7 @@ import pytest
 
 from agents import make_agent
 from agents.human import QuitGame
-from agents.play import run_game, seat_spec
+from agents.arena.play import run_game, seat_spec
 from v1919_env.core.observe import OBS_SIZE
 from v1919_env.game import Game
 

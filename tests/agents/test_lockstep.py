@@ -13,7 +13,7 @@ from agents import make_agent  # noqa: E402
 from agents.guided_kernels import F_VALUE, F_VISITS  # noqa: E402
 from agents.batch_search import search  # noqa: E402
 from agents.lockstep import Lockstep  # noqa: E402
-from agents.play import observe_seat  # noqa: E402
+from agents.seat import observe_seat  # noqa: E402
 from v1919_env.actions import NUM_ACTIONS  # noqa: E402
 from v1919_env.core.bots import seed_policy_rng  # noqa: E402
 from v1919_env.core.layout import SEATING  # noqa: E402

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from agents import make_agent
-from agents.play import run_game, seat_spec
+from agents.arena.play import run_game, seat_spec
 from agents.solitaire_eval import (W_SOLO_CTRL, W_SOLO_VP, faction_estimates, play_to_next_turn,
                                    solitaire_evaluate)
 from v1919_env.core import layout as L

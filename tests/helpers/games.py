@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.play import observe_seat
+from agents.seat import observe_seat
 from v1919_env.core import layout as L
 from v1919_env.core import tables as TB
 from v1919_env.game import Game

@@ -15,7 +15,7 @@ def gated_tournament(tmp_path):
     thread playing it, the games of live.json once one of them has a move); the tournament is let go
     and joined on the way out."""
     from helpers import agent_fixtures  # noqa: F401  (registers test_gate)
-    from agents.tournament import config_from_dict, play_games
+    from agents.arena.tournament import config_from_dict, play_games
 
     gate = tmp_path / "gate"
     gate.mkdir()

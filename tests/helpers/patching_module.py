@@ -3,7 +3,7 @@ makes a seat's information set) with one that hands over the real game, marks th
 registers an agent, `test_patcher`, that would profit. The arena must never import it."""
 from __future__ import annotations
 
-import agents.play as _play
+import agents.arena.play as _play
 from agents.base import register
 from agents.random_agent import RandomAgent
 

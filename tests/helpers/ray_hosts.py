@@ -1,4 +1,4 @@
-"""A Ray GameHost that cannot start (agents/tournament/ray_pool.py): as on a node where the project is
+"""A Ray GameHost that cannot start (agents/arena/tournament/ray_pool.py): as on a node where the project is
 not installed. Ray workers import it by name, so tests/ must be on their PYTHONPATH."""
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """A browser tab's side of the web app's WebSocket, for tests: state messages carry the board's SVG
 whole once (`svg_parts`), then as a patch of the pieces the tab holds (`svg_patch`,
-agents/web/app.py: svg_patch); `Tab.receive_json` applies them as the page does and sets `svg`."""
+agents/arena/web/app.py: svg_patch); `Tab.receive_json` applies them as the page does and sets `svg`."""
 import contextlib
 
 

@@ -214,7 +214,7 @@ def test_variant_ids_say_what_they_are_and_old_ids_are_aliases():
 
 
 def test_the_cli_and_tournament_configs_take_variant_aliases(tmp_path):
-    from agents.tournament.config import load_config
+    from agents.arena.tournament.config import load_config
     from v1919_env.cli import UsageError, check_variant
     check_variant("short15")
     check_variant("longer")
@@ -228,7 +228,7 @@ def test_the_cli_and_tournament_configs_take_variant_aliases(tmp_path):
 
 # ----------------------------------------------------------------------------- demo, docs, modules
 def test_the_demo_board_and_log_count_turns_alike(capsys):
-    from agents.commands import print_game      # what `v1919 demo` and `v1919 play` print
+    from agents.arena.commands import print_game      # what `v1919 demo` and `v1919 play` print
     specs = [{"label": f"random-{k}", "agent": "random", "options": {}} for k in range(3)]
     assert print_game(specs, num_players=3, seed=1, log=True) == 0
     out = capsys.readouterr().out
@@ -253,7 +253,7 @@ def test_position_does_not_import_game():
 
 
 def test_game_records_keep_the_card_set_digest_and_refuse_edited_cards(tmp_path):
-    from agents.play import build_agents, run_game
+    from agents.arena.play import build_agents, run_game
     from v1919_env.records import RecordError, new_game, replay, result_differences
     path = _edited_export(tmp_path, stars=4)
     specs = [{"label": f"random-{k}", "agent": "random", "options": {}} for k in range(3)]

@@ -14,7 +14,7 @@ pytest.importorskip("ray.rllib")
 torch = pytest.importorskip("torch")
 
 from agents import make_agent  # noqa: E402
-from agents.play import run_game, seat_spec  # noqa: E402
+from agents.arena.play import run_game, seat_spec  # noqa: E402
 from training.config import ConfigError  # noqa: E402
 from training.rllib.config import config_from_dict, load_config  # noqa: E402
 from v1919_env.envs.vector_env import GymVectorEnv  # noqa: E402

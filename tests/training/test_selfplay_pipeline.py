@@ -62,7 +62,7 @@ def test_a_resumed_run_skips_finished_shards_and_refuses_another_config(data_dir
 
 def test_one_fit_epoch_writes_a_checkpoint_the_agents_load(data_dir, tmp_path):
     from agents import make_agent
-    from agents.play import observe_seat
+    from agents.seat import observe_seat
     from v1919_env.game import Game
 
     cfg = fitmod.load_config(raw={"data": [str(data_dir)], "epochs": 1, "batch_size": 32, "learning_rate": 1e-3})
@@ -298,7 +298,7 @@ def test_a_value_head_per_seat_is_fitted_with_the_policy_kept(data_dir, tmp_path
     (the search reads one row a leaf), its policy is the starting network's."""
     from agents import make_agent
     from agents.learned import LearnedAgent
-    from agents.play import observe_seat
+    from agents.seat import observe_seat
     from v1919_env.game import Game
 
     cfg = fitmod.load_config(raw={"data": [str(data_dir)], "epochs": 1, "batch_size": 32, "learning_rate": 1e-3,

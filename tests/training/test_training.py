@@ -114,7 +114,7 @@ def test_neural_opponent_plays_legal_actions_in_one_batch():
 
 def test_train_evaluate_resume_and_play_the_result(tmp_path):
     from agents.base import make_agent
-    from agents.play import run_game, seat_spec
+    from agents.arena.play import run_game, seat_spec
     from training.learner import RunError, train
 
     cfg = smoke_cfg()
@@ -204,7 +204,7 @@ def test_neural_opponent_logits_match_the_policy_distribution():
 def test_evaluation_tournament_of_agent_specs(tmp_path):
     from sb3_contrib import MaskablePPO
 
-    from agents.tournament.config import ConfigError as TournamentConfigError
+    from agents.arena.tournament.config import ConfigError as TournamentConfigError
     from training.envs import make_vec_env
     from training.evaluate import tournament_config
     from training.policy import policy_kwargs
@@ -222,7 +222,7 @@ def test_evaluation_tournament_of_agent_specs(tmp_path):
 def test_the_shipped_weights_are_the_learned_agents_default():
     from agents.base import make_agent
     from agents.learned import DEFAULT_WEIGHTS
-    from agents.play import run_game, seat_spec
+    from agents.arena.play import run_game, seat_spec
 
     assert DEFAULT_WEIGHTS.is_file() and DEFAULT_WEIGHTS.stat().st_size < 5_000_000
     agents = [make_agent("learned")] + [make_agent("rulebot") for _ in range(3)]
@@ -327,7 +327,7 @@ def test_init_from_widens_a_checkpoint_of_an_earlier_observation_version(tmp_pat
     """The shipped weights observe version 1 (the prefix of version 2): a run started from them plays
     as they do (the appended inputs start at weight 0)."""
     from agents.learned import V1_WEIGHTS, LearnedAgent
-    from agents.play import observe_seat
+    from agents.seat import observe_seat
     from training.learner import Trainer
     from training.policy import InitError, init_from_checkpoint
     from v1919_env.game import Game
@@ -356,7 +356,7 @@ def test_solitaire_training_runs_on_the_vector_env_and_evaluates_the_vp(tmp_path
     """num_players 1: PPO as the solitaire player on the compiled vector env; the evaluation plays the
     checkpoint in seeded solitaire games (VP, games won at the level); the learned agent plays it."""
     from agents.base import make_agent
-    from agents.play import run_game, seat_spec
+    from agents.arena.play import run_game, seat_spec
     from training.learner import train
 
     raw = yaml.safe_load((ROOT / "configs" / "train" / "solitaire.yaml").read_text())

@@ -110,7 +110,7 @@ def test_page_is_self_contained_with_a_frame_per_decision(replay):
 
 
 def test_full_game_record_shows_agents_and_checks_its_result(tmp_path):
-    from agents.play import build_agents, run_game, seat_spec
+    from agents.arena.play import build_agents, run_game, seat_spec
     specs = [seat_spec("random", label=f"bot{p}") for p in range(3)]
     rec = run_game(build_agents(specs), specs, num_players=3, seed=4)
     data = replay_frames(rec)
@@ -168,7 +168,7 @@ def test_unwritable_output_is_a_clear_error(replay, tmp_path):
 # ----------------------------------------------------------------------------- v1919 replay --html
 @pytest.fixture(scope="module")
 def records_file(tmp_path_factory):
-    from agents.play import build_agents, run_game, seat_spec
+    from agents.arena.play import build_agents, run_game, seat_spec
     from v1919_env.records import write_record
     d = tmp_path_factory.mktemp("tournament")
     specs = [seat_spec("random") for _ in range(3)]

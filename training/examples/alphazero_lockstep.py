@@ -24,7 +24,7 @@ from torch import nn
 
 from agents import make_agent
 from agents.batch_search import search
-from agents.play import observe_seat
+from agents.seat import observe_seat
 from v1919_env.actions import NUM_ACTIONS
 from v1919_env.core.layout import SEATING
 from v1919_env.core.observe import OBS_SIZE

@@ -60,7 +60,7 @@ def run(args) -> int:
         if args.num_cpus is not None and args.num_cpus < 1:
             raise ConfigError(f"--num-cpus: at least 1, got {args.num_cpus}")
         if args.address is not None:
-            from agents.tournament.ray_pool import check_address
+            from agents.arena.tournament.ray_pool import check_address
             try:
                 check_address(args.address)
             except ValueError as e:

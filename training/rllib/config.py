@@ -39,7 +39,7 @@ ROLES = ("learner", "self")
 
 
 def _address(v):
-    from agents.tournament.ray_pool import check_address
+    from agents.arena.tournament.ray_pool import check_address
 
     if v is not None:
         check_address(v)

@@ -9,7 +9,7 @@ its time when it ends. Cached kernels load without a word.
 Shown by default: where the process has set up no logging handler that would show them, the first
 stage adds one that writes the lines to stderr (once per process). Turn them off with
 `logging.getLogger("v1919_env.compile").setLevel(logging.WARNING)` or `V1919_COMPILE_LOG=0`.
-The commands compile stage by stage before a game (agents/precompile.py) and say so themselves:
+The commands compile stage by stage before a game (agents/arena/precompile.py) and say so themselves:
 inside `muted()` this logger stays quiet.
 """
 from __future__ import annotations
