@@ -1,4 +1,4 @@
-"""The `v1919 play`, `v1919 tournament` and `v1919 replay` commands (parsers live in v1919_env/cli.py).
+"""The `v1919 play`, `v1919 tournament` and `v1919 replay` commands (parsers live in agents/arena/cli.py).
 
 Each returns the process exit code: 0 done, 1 the run failed, a replay did not reproduce its result
 or a game was quit before its end (`q` or the end of the input at a human seat), 2 bad input (config,

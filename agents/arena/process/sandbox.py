@@ -387,7 +387,7 @@ def _folder_bytes(path: str) -> int:
 
 
 def _is_client(argv: list[str]) -> bool:
-    return any(w.endswith(("agents.arena.process.client", "agents.process.client")) for w in argv)   # (old path)
+    return any("agents.arena.process.client" in w or "agents.process.client" in w for w in argv)   # (old path too)
 
 
 def describe() -> str:

@@ -217,7 +217,7 @@ def test_the_strongest_lineup_is_the_ladders_top_agent():
 
     from agents.base import parse_agent_spec
 
-    ladder = yaml.safe_load((Path(__file__).resolve().parents[2] / "configs/ladder/ladder_4p.yaml").read_text())
+    ladder = yaml.safe_load((Path(__file__).resolve().parents[3] / "configs/ladder/ladder_4p.yaml").read_text())
     top = next(a for a in ladder["agents"] if isinstance(a, dict) and a.get("label") == "guided-rollout-bot")
     assert parse_agent_spec(LINEUPS["strongest"]) == (top["name"], top["options"])
 

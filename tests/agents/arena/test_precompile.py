@@ -16,7 +16,7 @@ import agents.arena.precompile as P
 from helpers import agent_fixtures  # noqa: F401  (registers the test agents)
 from agents.arena.play import DEMO_LINEUP, parse_agents_arg
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 # In a new process: precompile the demo's 4 seats, note how many versions of each project kernel are
 # loaded, play the demo's game, and report every kernel that needed a version it did not have yet.

@@ -26,7 +26,7 @@ from agents.arena.tournament import ConfigError, load_config, play_games, report
 from v1919_env.core import layout as L
 from v1919_env.game import Game
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SCRIPTED = str(ROOT / "tests" / "helpers" / "scripted_bot.py")
 PY = sys.executable
 CLIENT = [PY, "-m", "agents.arena.process.client"]

@@ -17,7 +17,7 @@ pytest.importorskip("ray", reason="Ray is not installed (pip install -e '.[rllib
 from agents.arena.ladder import write_ladder  # noqa: E402
 from agents.arena.tournament import config_from_dict, finished_games, play_games  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.mark.slow

@@ -20,7 +20,7 @@ from agents.base import AgentError, make_agent
 from agents.arena.play import run_game, seat_spec
 from agents.arena.process import sandbox as SB
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 CHEATER = ROOT / "tests" / "helpers" / "cheater_bot.py"
 MARKER = "v1919-cheater-marker"
 WHY = SB.check()
@@ -72,7 +72,7 @@ def test_a_bot_reaches_nothing_of_the_arena(tmp_path, monkeypatch):
     tour.mkdir()
     (tour / "config.yaml").write_text("seed: 12345\n")
     (tour / "games.jsonl").write_text('{"game": 0}\n')
-    source = ROOT / "agents" / "play.py"
+    source = ROOT / "agents" / "arena" / "play.py"
     before = source.read_bytes()
     monkeypatch.setenv("ARENA_SECRET", "s3cret")
     server = socket.socket()
@@ -384,6 +384,9 @@ def test_the_reference_clients_kernel_cache_is_copied_fresh_and_not_counted_agai
         assert cmd[at - 3] == "--size" and int(cmd[at - 2]) >= SB.CACHE_HEADROOM_MB << 20
     finally:
         shutil.rmtree(stale)
+    from agents.arena.tournament.config import _client_argv
+
+    assert SB._is_client(_client_argv(["helpers.arena_bots"], "test_frame_cheater"))     # a tournament's form
     bot = make_agent("process", cmd=[sys.executable, "-m", "agents.arena.process.client", "rulebot"], disk_mb=1)
     rec = play(bot)
     assert rec["result"]["forfeit"] is None, rec["result"]["forfeit"]

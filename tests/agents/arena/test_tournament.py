@@ -29,7 +29,7 @@ from agents.arena.tournament.worker import (BUILDING, CHOOSING, STEPPING, Progre
                                       play_job)
 from v1919_env.cli import main
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 V1919 = Path(sys.executable).with_name("v1919")
 
 

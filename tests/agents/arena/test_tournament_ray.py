@@ -30,7 +30,7 @@ from agents.arena.tournament.ray_pool import check_address  # noqa: E402
 from v1919_env.cli import main  # noqa: E402
 from v1919_env.records import read_games, replay, result_differences  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 BIN = Path(sys.executable).parent
 ENV = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "tests")]), RAY_AUTH_MODE="token")
 TIMING_COLUMNS = ("ms_per_decision", "cpu_ms_per_decision")

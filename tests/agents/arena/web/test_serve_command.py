@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import urllib.request
+from pathlib import Path
 
 import pytest
 from websockets.sync.client import connect
@@ -76,7 +77,7 @@ def test_the_real_server_plays_over_a_websocket(tmp_path):
 
 
 def test_the_load_test_tool_runs_and_reports_its_percentiles():
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    root = str(Path(__file__).resolve().parents[4])
     r = subprocess.run([sys.executable, os.path.join(root, "tools", "web_load.py"), "--games", "2", "--moves", "2"],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
