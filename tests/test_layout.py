@@ -109,6 +109,13 @@ def test_tests_mirror_the_packages():
         assert pkg.is_dir(), f"tests/{f}/ mirrors no package"
 
 
+def _python(code: str) -> str:
+    """What a new interpreter running `code` in the checkout prints (it must succeed)."""
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    return r.stdout.strip()
+
+
 def test_the_environment_package_imports_nothing_above_it():
     """v1919_env, its commands included, runs without importing agents or training: they plug into the
     `v1919` command through entry points, which load only when the parser is built."""
@@ -117,9 +124,7 @@ def test_the_environment_package_imports_nothing_above_it():
             "    if m.name not in ('v1919_env.openspiel_game', 'v1919_env.envs.openspiel_game'):\n"
             "        importlib.import_module(m.name)\n"
             "print(sorted({n.split('.')[0] for n in sys.modules} & {'agents', 'training'}))")
-    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stderr
-    assert r.stdout.strip() == "[]"
+    assert _python(code) == "[]"
 
 
 def test_the_entry_points_name_what_exists():
@@ -142,9 +147,7 @@ def test_an_agent_of_the_arena_is_built_by_name_without_importing_the_arena():
             "assert 'agents.arena' not in sys.modules and 'process' in agent_names()\n"
             "bot = make_agent('process', cmd='true')\n"
             "print(type(bot).__module__)")
-    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stderr
-    assert r.stdout.strip() == "agents.arena.process.bot"
+    assert _python(code) == "agents.arena.process.bot"
 
 
 def test_the_arenas_old_import_paths_work_with_a_deprecation_warning():
@@ -159,9 +162,7 @@ def test_the_arenas_old_import_paths_work_with_a_deprecation_warning():
             "from agents import process\n"
             "print(agents.play is agents.arena.play, old is new, load_config is new.load_config,\n"
             "      process is agents.arena.process)")
-    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stderr
-    assert r.stdout.splitlines() == [
+    assert _python(code).splitlines() == [
         "agents.play moved to agents.arena.play (the arena's own package); the old path goes in 0.3.0",
         "True True True True"]
     r = subprocess.run([sys.executable, "-m", "agents.process.client", "--help"], cwd=ROOT, capture_output=True,

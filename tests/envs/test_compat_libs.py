@@ -76,6 +76,7 @@ def test_supersuit_box_wrappers_apply_to_the_vector_observation():
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("ray")
 def test_rllib_ppo_with_action_masking_trains_an_iteration():
     """RLlib's own multi-agent PPO loop (parameter sharing, the project's masked RLModule,
     agents/rllib_module.py, reading the "observations" key) on rllib_env, with illegal actions raising (rllib_env's default 'penalize' is what

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 pytest.importorskip("ray.rllib")
+pytestmark = pytest.mark.xdist_group("ray")       # one Ray cluster at a time (pytest -n: one worker runs them all)
 torch = pytest.importorskip("torch")
 
 from agents import make_agent  # noqa: E402

@@ -320,6 +320,7 @@ def test_a_value_head_per_seat_is_fitted_with_the_policy_kept(data_dir, tmp_path
     assert np.array_equal(shards.value_targets(d, 0.9, seats=True)[:, 0], shards.value_targets(d, 0.9))
 
 
+@pytest.mark.xdist_group("ray")
 @pytest.mark.parametrize("ray_address", [None, "local"])
 def test_worker_processes_and_ray_write_the_same_shards(data_dir, tmp_path, ray_address):
     """Two worker processes (or two Ray tasks) each searching their own games in lockstep write the

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("ray", reason="Ray is not installed (pip install -e '.[rllib]')")
+pytestmark = pytest.mark.xdist_group("ray")       # one Ray cluster at a time (pytest -n: one worker runs them all)
 
 from agents.arena.ladder import write_ladder  # noqa: E402
 from agents.arena.tournament import config_from_dict, finished_games, play_games  # noqa: E402

@@ -25,6 +25,7 @@ CHEATER = ROOT / "tests" / "helpers" / "cheater_bot.py"
 MARKER = "v1919-cheater-marker"
 WHY = SB.check()
 needs_sandbox = pytest.mark.skipif(WHY is not None, reason=f"this host cannot sandbox: {WHY}")
+pytestmark = pytest.mark.xdist_group("sandbox")   # counts the cheater's processes machine-wide: one worker
 
 
 def cheater(mode: str, *args: str, **kw):

@@ -21,6 +21,7 @@ import pytest
 import yaml
 
 from helpers import agent_fixtures  # noqa: F401  (registers the test agents)
+from helpers.processes import children, is_running
 from v1919_env.records import read_games, record_digest, replay, result_differences
 from agents.arena.tournament import (ConfigError, TournamentError, config_from_dict, finished_games, play_games,
                                report, schedule_period, seating)
@@ -444,29 +445,6 @@ def _wait_for_games(path, n, proc, limit=300):
     raise AssertionError("no games written")
 
 
-def _stat(pid) -> list[str] | None:
-    """The fields of /proc/PID/stat after the command name (state first), None if there is no such process."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return None
-
-
-def _children(pid: int) -> list[tuple[int, str]]:
-    """(pid, start time) of the running children of process `pid`."""
-    kids = []
-    for d in Path("/proc").iterdir():
-        fields = _stat(d.name) if d.name.isdigit() else None
-        if fields and int(fields[1]) == pid and fields[0] not in "ZX":
-            kids.append((int(d.name), fields[19]))
-    return kids
-
-
-def _running(pid: int, start: str) -> bool:
-    fields = _stat(pid)
-    return fields is not None and fields[19] == start and fields[0] not in "ZX"
-
-
 def _outcome(recs):
     return {r["game"]: (r["seats"], r["actions"], r["result"]) for r in recs}
 
@@ -488,7 +466,7 @@ def test_a_signal_stops_the_run_with_no_worker_left_and_a_rerun_resumes_exactly(
     proc = _start(cfg_path, out)
     try:
         _wait_for_games(out / "games.jsonl", 5, proc)
-        kids = _children(proc.pid)              # the 2 workers and multiprocessing's resource tracker
+        kids = children(proc.pid)              # the 2 workers and multiprocessing's resource tracker
         assert len(kids) >= 2
         t0 = time.monotonic()
         for name in signals:
@@ -501,9 +479,9 @@ def test_a_signal_stops_the_run_with_no_worker_left_and_a_rerun_resumes_exactly(
         stdout, stderr = proc.communicate(timeout=120)
         seconds = time.monotonic() - t0
         deadline = time.monotonic() + 10        # the resource tracker ends when it sees its parent gone
-        while any(_running(*k) for k in kids) and time.monotonic() < deadline:
+        while any(is_running(*k) for k in kids) and time.monotonic() < deadline:
             time.sleep(0.05)
-        left = [k for k in kids if _running(*k)]
+        left = [k for k in kids if is_running(*k)]
     finally:                                    # on a failure, leave no process of the run behind
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)

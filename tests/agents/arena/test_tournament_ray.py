@@ -23,8 +23,10 @@ import pytest
 import yaml
 
 pytest.importorskip("ray", reason="Ray is not installed (pip install -e '.[rllib]'); --ray runs need it")
+pytestmark = pytest.mark.xdist_group("ray")       # one Ray cluster at a time (pytest -n: one worker runs them all)
 
 from helpers import agent_fixtures  # noqa: E402,F401  (registers the test agents)
+from helpers.processes import descendants, is_running, proc_stat  # noqa: E402
 from agents.arena.tournament import TournamentError, config_from_dict, play_games, report  # noqa: E402
 from agents.arena.tournament.ray_pool import check_address  # noqa: E402
 from v1919_env.cli import main  # noqa: E402
@@ -108,32 +110,8 @@ def wait_for_games(path: Path, n: int, proc: subprocess.Popen, limit: float = 30
 
 
 # ---------------------------------------------------------------------------------------- processes
-def _stat(pid) -> list[str] | None:
-    """The fields of /proc/PID/stat after the command name (state first), None if there is no such process."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return None
-
-
-def descendants(pid: int) -> list[tuple[int, str]]:
-    """(pid, start time) of every running process below `pid`."""
-    children: dict[int, list[tuple[int, str]]] = {}
-    for d in Path("/proc").iterdir():
-        fields = _stat(d.name) if d.name.isdigit() else None
-        if fields and fields[0] not in "ZX":
-            children.setdefault(int(fields[1]), []).append((int(d.name), fields[19]))
-    out, todo = [], [pid]
-    while todo:
-        for kid in children.get(todo.pop(), []):
-            out.append(kid)
-            todo.append(kid[0])
-    return out
-
-
 def running(procs: list[tuple[int, str]]) -> list[tuple[int, str]]:
-    return [(pid, start) for pid, start in procs if (f := _stat(pid)) is not None and f[19] == start
-            and f[0] not in "ZX"]
+    return [k for k in procs if is_running(*k)]
 
 
 def wait_gone(procs: list[tuple[int, str]], limit: float = 20) -> list[tuple[int, str]]:
@@ -371,8 +349,8 @@ def test_a_cluster_joined_by_address_plays_the_local_games_on_both_nodes(tmp_pat
         wait_for_games(out / "games.jsonl", 6, proc)
         time.sleep(0.5)
         me = os.getpid()
-        hosts = _hosts([(int(p.name), _stat(p.name)[19]) for p in Path("/proc").iterdir()
-                        if p.name.isdigit() and _stat(p.name) and int(p.name) != me])
+        hosts = _hosts([(int(p.name), proc_stat(p.name)[19]) for p in Path("/proc").iterdir()
+                        if p.name.isdigit() and proc_stat(p.name) and int(p.name) != me])
         hosted = [k for h, _ in hosts for k in descendants(h)]
         (g / "open").touch()
         stdout, stderr = proc.communicate(timeout=300)
