@@ -14,7 +14,7 @@ from v1919_env.core.step import _dispatch, _legal_rules, legal
 from v1919_env.game import Game, card_tables, variant_names
 
 
-@njit
+@njit(cache=True)
 def _direct_list(s, T, buf, rules):
     """1: the bot's decision has a direct list and it is a non-empty subsequence of the rules' legal
     list; -1: it is not; 0: no direct list for this decision."""
@@ -29,7 +29,7 @@ def _direct_list(s, T, buf, rules):
     return 1 if k > 0 and j == k else -1
 
 
-@njit
+@njit(cache=True)
 def _check_game(s, T, seed, buf, rules):
     """Random play (the driver's solitaire loop, stepping the bots' decisions one by one); returns
     (bot decisions built directly, the first bad one's PENDING or 0)."""
