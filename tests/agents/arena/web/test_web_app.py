@@ -475,7 +475,10 @@ def test_a_tab_gets_the_picture_once_then_what_changed(db):
             m = play_human_moves(ws, 8, seed)
             assert m["svg"] == client.get(f"/api/games/{gid}").json()["svg"]
             first, later = ws.bytes[0], ws.bytes[1:]
-            assert len(later) > 8 and max(later) < first / 3, (first, later)
+            # (a patch may cover several moves: how many the bots made before the tab was sent one
+            # depends on the machine's load; a typical one is a few KB)
+            assert len(later) > 8 and sorted(later)[len(later) // 2] < first / 5, (first, later)
+            assert sum(later) / len(later) < first / 3, (first, later)
 
 
 def test_a_link_per_human_seat_moves_that_seat_only(db):
