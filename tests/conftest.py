@@ -5,6 +5,28 @@ sys.path (for this conftest), so every test imports `helpers.<module>`."""
 import pytest
 
 
+def pytest_sessionstart(session):
+    """Compile the rules core and the agents the bot-process tests run through the reference client
+    before any test. A client in its sandbox gets a copy of this process's kernel cache; on a fresh
+    machine it would compile them itself, within the arena's 60 s reply timeout, while the other
+    worker (-n 2) compiles too. One process compiles at a time (a lock file in the cache); the next
+    finds them cached (a second or two when warm)."""
+    import fcntl
+    from pathlib import Path
+
+    import numba
+
+    import v1919_env.core  # noqa: F401  (sets numba's cache folder)
+    from agents.arena.play import parse_agents_arg
+    from agents.arena.precompile import precompile
+
+    cache = Path(numba.config.CACHE_DIR)
+    cache.mkdir(parents=True, exist_ok=True)
+    with open(cache / ".tests.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        precompile(parse_agents_arg("rulebot,ismcts,greedy,random"), 4)
+
+
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory):
     """Debian's headless Chromium over the DevTools protocol (helpers/browser.py), one per test module;
