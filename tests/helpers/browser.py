@@ -1,5 +1,5 @@
 """Debian's headless Chromium driven over the DevTools protocol (a pipe, no network), for the tests
-that look at pages in a real browser (tests/view/test_viewer_browser.py, tests/agents/web/)."""
+that look at pages in a real browser (tests/view/test_viewer_browser.py, tests/agents/arena/web/)."""
 import base64
 import fcntl
 import io

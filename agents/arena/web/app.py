@@ -4,7 +4,7 @@ WebSocket; games kept in SQLite (store.py) and rebuilt by replaying their action
 
 What the browser gets is `public_view`: a function of what every seat can see (the board, the
 moves so far, the legal actions of a human seat to move). The game's seed, its deck orders and its
-generator never leave the server (tests/agents/web/test_web_app.py checks the payloads against a game whose
+generator never leave the server (tests/agents/arena/web/test_web_app.py checks the payloads against a game whose
 hidden information was resampled). Every message from the browser is checked (`Room.check`): one
 that is malformed, stale, out of turn or illegal gets an error and changes nothing.
 """
