@@ -5,13 +5,18 @@ sys.path (for this conftest), so every test imports `helpers.<module>`."""
 import pytest
 
 
+_CLIENT_TESTS = {f"tests/agents/arena/test_{m}.py" for m in (
+    "clocks", "information_sets", "process_bots", "process_ladder_ray", "sandbox", "tournament", "tournament_ray")}
+"""The test files that start the reference client (agents/arena/process/client.py) in a sandbox."""
+
+
 def pytest_collection_finish(session):
-    """Where the arena's tests are to run: compile the rules core and the agents the bot-process tests
+    """Where those tests are to run: compile the rules core and the agents the bot-process tests
     run through the reference client before any test. A client in its sandbox gets a copy of this
     process's kernel cache; on a fresh machine it would compile them itself, within the arena's 60 s
     reply timeout, while the other worker (-n 2) compiles too. One process compiles at a time (a lock
     file in the cache); the next finds them cached (a second or two when warm)."""
-    if not any(item.nodeid.startswith("tests/agents/arena/") for item in session.items):
+    if not any(item.nodeid.split("::")[0] in _CLIENT_TESTS for item in session.items):
         return
     import fcntl
     from pathlib import Path
