@@ -1,6 +1,9 @@
-"""The process table, read from /proc: what a test needs to see that the processes a run started are gone."""
+"""The process table, read from /proc (what a test needs to see that the processes a run started are
+gone), and waiting for a run's records."""
 from __future__ import annotations
 
+import subprocess
+import time
 from pathlib import Path
 
 
@@ -34,6 +37,19 @@ def is_running(pid: int, start: str) -> bool:
     """Whether the process `pid` started at `start` (not a later one with its number) still runs."""
     fields = proc_stat(pid)
     return fields is not None and fields[19] == start and fields[0] not in "ZX"
+
+
+def wait_for_games(path: Path, n: int, proc: subprocess.Popen, limit: float = 300) -> None:
+    """Return once the records file `path` holds `n` games; fail if the run `proc` ends first or `limit`
+    seconds pass."""
+    t0 = time.time()
+    while time.time() - t0 < limit:
+        if path.exists() and path.read_text().count("\n") >= n:
+            return
+        if proc.poll() is not None:
+            raise AssertionError(f"the run ended early: {proc.communicate()}")
+        time.sleep(0.05)
+    raise AssertionError(f"{n} games not written in {limit} s")
 
 
 def _live() -> list[tuple[tuple[int, str], int]]:

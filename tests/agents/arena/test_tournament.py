@@ -21,7 +21,7 @@ import pytest
 import yaml
 
 from helpers import agent_fixtures  # noqa: F401  (registers the test agents)
-from helpers.processes import children, is_running
+from helpers.processes import children, is_running, wait_for_games
 from v1919_env.records import read_games, record_digest, replay, result_differences
 from agents.arena.tournament import (ConfigError, TournamentError, config_from_dict, finished_games, play_games,
                                report, schedule_period, seating)
@@ -434,17 +434,6 @@ def _start(cfg_path, out, env=None):
                                      **(env or {})))
 
 
-def _wait_for_games(path, n, proc, limit=300):
-    t0 = time.time()
-    while time.time() - t0 < limit:
-        if path.exists() and path.read_text().count("\n") >= n:
-            return
-        if proc.poll() is not None:
-            raise AssertionError(f"the run ended early: {proc.communicate()}")
-        time.sleep(0.05)
-    raise AssertionError("no games written")
-
-
 def _outcome(recs):
     return {r["game"]: (r["seats"], r["actions"], r["result"]) for r in recs}
 
@@ -465,7 +454,7 @@ def test_a_signal_stops_the_run_with_no_worker_left_and_a_rerun_resumes_exactly(
     cfg_path.write_text(yaml.safe_dump(d))
     proc = _start(cfg_path, out)
     try:
-        _wait_for_games(out / "games.jsonl", 5, proc)
+        wait_for_games(out / "games.jsonl", 5, proc)
         kids = children(proc.pid)              # the 2 workers and multiprocessing's resource tracker
         assert len(kids) >= 2
         t0 = time.monotonic()

@@ -26,7 +26,7 @@ pytest.importorskip("ray", reason="Ray is not installed (pip install -e '.[rllib
 pytestmark = pytest.mark.xdist_group("ray")       # one Ray cluster at a time (pytest -n: one worker runs them all)
 
 from helpers import agent_fixtures  # noqa: E402,F401  (registers the test agents)
-from helpers.processes import descendants, is_running, proc_stat  # noqa: E402
+from helpers.processes import descendants, is_running, proc_stat, wait_for_games  # noqa: E402
 from agents.arena.tournament import TournamentError, config_from_dict, play_games, report  # noqa: E402
 from agents.arena.tournament.ray_pool import check_address  # noqa: E402
 from v1919_env.cli import main  # noqa: E402
@@ -96,17 +96,6 @@ def finish(proc: subprocess.Popen, timeout: float = 300) -> tuple[str, str]:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
-
-
-def wait_for_games(path: Path, n: int, proc: subprocess.Popen, limit: float = 300) -> None:
-    t0 = time.time()
-    while time.time() - t0 < limit:
-        if path.exists() and path.read_text().count("\n") >= n:
-            return
-        if proc.poll() is not None:
-            raise AssertionError(f"the run ended early: {proc.communicate()}")
-        time.sleep(0.05)
-    raise AssertionError(f"{n} games not written in {limit} s")
 
 
 # ---------------------------------------------------------------------------------------- processes
