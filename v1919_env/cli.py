@@ -6,8 +6,7 @@ import json
 import os
 import sys
 
-from .arguments import (SOLITAIRE_HELP, VARIANT_HELP, UsageError, add_solitaire_options,  # noqa: F401  (their
-                        check_variant, seed_arg)                                         # old home: this module)
+from .arguments import UsageError, check_variant  # noqa: F401  (check_variant: its old home was this module)
 from .logs import show_logs_on_terminal
 
 
