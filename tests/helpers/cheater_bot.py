@@ -23,6 +23,16 @@ import subprocess
 import sys
 import time
 
+
+def _rss_mb(pid: int) -> float:
+    """Resident MiB of a process of ours (0 once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            return next(int(x.split()[1]) for x in fh if x.startswith("VmRSS:")) / 1024
+    except (OSError, StopIteration):
+        return 0.0
+
+
 mode = sys.argv[1]
 paths = [a for a in sys.argv[2:] if not a.startswith("port=")]
 ports = [int(a[5:]) for a in sys.argv[2:] if a.startswith("port=")]
@@ -96,8 +106,11 @@ def burden() -> dict:
         subprocess.Popen(["setsid", *sleeper])
     elif mode == "memory":
         code = "import time; b = bytearray(150 << 20); b[::4096] = b'x' * len(b[::4096]); time.sleep(3600)"
-        out["children"] = [subprocess.Popen([sys.executable, "-c", code, MARKER]).pid for _ in range(4)]
-        time.sleep(3)
+        kids = [subprocess.Popen([sys.executable, "-c", code, MARKER]) for _ in range(4)]
+        out["children"] = [k.pid for k in kids]
+        deadline = time.monotonic() + 60          # until each has its 150 MiB or was killed (slow when loaded)
+        while time.monotonic() < deadline and not all(k.poll() is not None or _rss_mb(k.pid) >= 150 for k in kids):
+            time.sleep(0.05)
     elif mode == "disk":
         written = 0
         for k in range(40):
