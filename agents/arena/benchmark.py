@@ -182,7 +182,7 @@ def write_benchmark(result: dict, out: Path) -> tuple[Path, Path]:
     text = [f"# Benchmark: {result['agent']}", "",
             f"{result['agent']} against the standard lineups (agents/arena/benchmark.py), {n} players, "
             f"{result['games_per_lineup']} games per lineup on {result['games_per_lineup'] // n} duplicate deals "
-            f"(each deal played in every seat rotation), base seed {result['seed']}.", "",
+            f"(each deal played in every seat rotation), " + _deals_words(result), "",
             "```bash", result["command"], "```", "",
             benchmark_table(result), "",
             f"Fair share: {100 / n:.1f}% (an agent as strong as its opponents). Win rate: a shared win counts 1/k to "
@@ -195,6 +195,14 @@ def write_benchmark(result: dict, out: Path) -> tuple[Path, Path]:
         text += ["Skipped: " + "; ".join(f"{k} ({v})" for k, v in result["skipped"].items()) + ".", ""]
     md.write_text("\n".join(text))
     return js, md
+
+
+def _deals_words(result: dict) -> str:
+    """How the deals were drawn, for the report."""
+    if result.get("deals") == "secret":
+        return ("secret deals (a bot process plays: the seeds are also drawn from each lineup folder's deal.key, "
+                "so a new run deals other games).")
+    return f"base seed {result['seed']}."
 
 
 def run_benchmark(spec: str, num_players: int = 4, games: int = DEFAULT_GAMES, seed: int = 0, out=None,
@@ -276,6 +284,7 @@ def run_benchmark(spec: str, num_players: int = 4, games: int = DEFAULT_GAMES, s
             break
     label = first.labels[0]
     result = {"agent": spec.strip(), "num_players": num_players, "games_per_lineup": games, "seed": seed,
+              "deals": "secret" if first.secret_deals else "seeded",
               "fair_share": 1.0 / num_players, "command": command or f"v1919 benchmark {spec}",
               "lineups": per_lineup,
               "overall": summary_row(all_records, all_labels, label) if all_records else None,
@@ -328,6 +337,8 @@ def cmd_benchmark(args) -> int:
     print(benchmark_table(result))
     out = Path(result["out"])
     print(f"fair share {100 / result['num_players']:.1f}%; report: {out / 'benchmark.md'}, {out / 'benchmark.json'}")
+    if result["deals"] == "secret":
+        print("secret deals: a bot process plays, so a new run deals other games (docs/tournaments.md `deals`)")
     if result.get("interrupted"):
         return 130
     if result["failed"]:

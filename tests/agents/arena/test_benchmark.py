@@ -38,7 +38,7 @@ def test_end_to_end_three_players(tmp_path, capsys):
     assert result["agent"] == "greedy" and result["num_players"] == 3 and result["games_per_lineup"] == 6
     assert [r["lineup"] for r in result["lineups"]] == ["rulebot", "greedy"]
     assert [r["opponent"] for r in result["lineups"]] == ["rulebot", "greedy"]
-    assert result["skipped"] == {} and result["failed"] == {}
+    assert result["skipped"] == {} and result["failed"] == {} and result["deals"] == "seeded"
     for r in result["lineups"]:
         assert r["games"] == 6
         _check_row(r, 3)
@@ -59,7 +59,7 @@ def test_end_to_end_three_players(tmp_path, capsys):
         rows = [line for line in text.splitlines() if line.startswith("| ") and not line.startswith("| lineup")]
         assert [r.split(" | ")[0] for r in rows] == ["| rulebot", "| greedy", "| all"]
         assert "| as UK | as France | as USA |" in text
-    assert "v1919 benchmark greedy --players 3 --games 6 --lineups rulebot,greedy" in md
+    assert "v1919 benchmark greedy --players 3 --games 6 --lineups rulebot,greedy" in md and "base seed 0." in md
     assert "lineup 1/2 rulebot" in err and "Traceback" not in err
 
 
@@ -177,7 +177,9 @@ def test_an_agent_of_your_own_module(tmp_path, capsys, monkeypatch):
     result = json.loads((tmp_path / "bm" / "benchmark.json").read_text())
     assert result["lineups"][0]["games"] == 2 and result["agent"] == "bm_first_legal"
     assert "--module bm_own_agent" in result["command"]
-    capsys.readouterr()
+    # it plays as a bot process, so the deals are secret and the report says a new run deals other games
+    assert result["deals"] == "secret" and "secret deals" in (tmp_path / "bm" / "benchmark.md").read_text()
+    assert "secret deals: a bot process plays" in capsys.readouterr().out
     assert main(_run(tmp_path, "--module", "bm_no_such_module", agent="rulebot", players=2, games=2)) == 2
     _one_line_error(capsys, "--module: cannot import 'bm_no_such_module'")
 
