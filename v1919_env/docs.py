@@ -18,7 +18,28 @@ def observation_table() -> str:
         rows.append(f"| {name} | {off} | {n} | {desc} |")
     rows += ["", "Decision kinds (index in the `decision` slice): "
              + ", ".join(f"{k} {v}" for k, v in sorted(DECISION_NAMES.items())) + "."]
-    return "\n".join(rows) + "\n"
+    return "\n".join(rows + [""] + _compact_table()) + "\n"
+
+
+def _compact_table() -> list[str]:
+    """The compact layout's slices (core/observe_compact.py)."""
+    from .core.observe_compact import COMPACT_SIZE, compact_slices
+    from .envs.versions import COMPACT_OBSERVATION_VERSION
+    rows = [f"## The compact layout ({COMPACT_SIZE} float32 values)", "",
+            f"Compact observation version {COMPACT_OBSERVATION_VERSION}. Every environment takes "
+            "`obs_layout='compact'` (the default, `'full'`, is the table above). The same public view, as rows "
+            "of entities a network can share weights over: a row per relative seat, region, issue card (by "
+            "card index, 0-52) and event card (0-45). Every float follows from the full observation of the same "
+            "seat (`tests/core/test_observe_compact.py` derives it slice by slice at every step of random "
+            "games); left out are the 'nobody' columns of unsettled issues, the chosen option and counters of "
+            "each settled issue one by one (their totals are in `counters_in_play`, the happiness they moved "
+            "in `nation_happiness`) and which slot an issue or event sits in beyond table, waiting room and "
+            "discards. About 90 of the 894 floats are nonzero (the full observation: about 160 of 2,032). "
+            "Generated from `v1919_env/core/observe_compact.py`.", "",
+            "| slice | offset | size | content |", "|---|---|---|---|"]
+    for name, (off, n, desc) in compact_slices().items():
+        rows.append(f"| {name} | {off} | {n} | {desc} |")
+    return rows
 
 
 def actions_doc() -> str:

@@ -225,14 +225,20 @@ def observe(s, T, seat, out):
 
 
 @njit(cache=True, _nrt=False)
-def observe_and_mask(s, T, seat, out, mask, buf):
-    """Observation of `seat` and its action mask (zeros unless seat decides now) in one call."""
-    observe(s, T, seat, out)
+def write_mask(s, T, seat, mask, buf):
+    """seat's action mask: its legal actions, zeros unless it decides now."""
     mask[:] = 0
     if s[GAME_OVER] == 0 and s[PENDING_PLAYER] == seat:
         n = legal(s, T, buf)
         for j in range(n):
             mask[buf[j]] = 1
+
+
+@njit(cache=True, _nrt=False)
+def observe_and_mask(s, T, seat, out, mask, buf):
+    """Observation of `seat` and its action mask (zeros unless seat decides now) in one call."""
+    observe(s, T, seat, out)
+    write_mask(s, T, seat, mask, buf)
 
 
 @njit(cache=True, _nrt=False)

@@ -25,7 +25,6 @@ from pettingzoo.utils import BaseWrapper
 from v1919_env.actions import NUM_ACTIONS, IllegalActionError, action_id
 from v1919_env.envs.versions import PARALLEL_NAME
 from v1919_env.envs.pettingzoo_env import OBS_HIGH, OBS_MODES, decision_name, end_mask, raw_env
-from v1919_env.core.observe import OBS_SIZE
 
 __all__ = ["SelfPlayEnv", "RLlibObservation", "TurnParallelEnv", "parallel_env", "torchrl_env", "rllib_env",
            "decision_name"]
@@ -161,7 +160,8 @@ class RLlibObservation(BaseWrapper):
         if env.obs_mode != "dict":
             raise ValueError("RLlibObservation needs the env's obs_mode='dict'")
         super().__init__(env)
-        self._space = spaces.Dict({"observations": spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32),
+        size = env.unwrapped.observation_space(env.possible_agents[0])["observation"].shape
+        self._space = spaces.Dict({"observations": spaces.Box(0.0, OBS_HIGH, size, np.float32),
                                    "action_mask": spaces.Box(0.0, 1.0, (NUM_ACTIONS,), np.float32)})
 
     def observation_space(self, agent):

@@ -43,7 +43,7 @@ from gymnasium import spaces
 
 from v1919_env.actions import NUM_ACTIONS, IllegalActionError, action_id
 from v1919_env.core import layout as L
-from v1919_env.core.observe import OBS_SIZE, observe_and_mask
+from v1919_env.core.observations import layout_of, observe_and_mask_as
 from v1919_env.core.bots import play_until, policy_action
 from v1919_env.core.step import legal, play_random_until, try_step
 from v1919_env.game import Game, hand_off_rng
@@ -88,6 +88,8 @@ class Versailles1919Env(gym.Env):
             set) or a callable `policy(obs, info)`.
         reward (str | dict): 'win_loss' (default), 'rank', 'score_margin', or weights {kind: w}.
         obs_mode (str): 'dict' or 'vector'.
+        obs_layout (str): 'full' (default, 2,032 floats) or 'compact' (894 floats; docs/observation.md).
+            Python opponent policies are handed observations in the same layout.
         render_mode (str | None): None, 'ansi', 'human' or 'rgb_array'.
         variant (str): the deck variant, as for `Game.new`.
         negotiation (bool): the Negotiations-5 transfer action.
@@ -109,7 +111,7 @@ class Versailles1919Env(gym.Env):
                  variant: str = "standard", negotiation: bool = False, card_set: str | None = None,
                  random_seat: bool = False, illegal_action: str = "penalize", illegal_penalty: float = -1.0,
                  seating=None, opponent_weights: Sequence[float] | None = None, score_info: bool = True,
-                 seed: int | None = None):
+                 seed: int | None = None, obs_layout: str = "full"):
         if num_players not in self.PLAYERS:
             raise ValueError(f"num_players must be one of {self.PLAYERS}, got {num_players}")
         if seat is not None and not (isinstance(seat, (int, np.integer)) and not isinstance(seat, bool)
@@ -133,11 +135,13 @@ class Versailles1919Env(gym.Env):
         self.reward_kind = reward
         self.score_info = bool(score_info)
         self.obs_mode = obs_mode
+        self._layout, self._obs_size = layout_of(obs_layout)
+        self.obs_layout = obs_layout
         self.render_mode = render_mode
         self.config = dict(variant=variant, negotiation=negotiation, card_set=card_set, seating=seating)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
-        self.observation_space = observation_space() if obs_mode == "dict" else \
-            spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32)
+        self.observation_space = observation_space(obs_layout=obs_layout) if obs_mode == "dict" else \
+            spaces.Box(0.0, OBS_HIGH, (self._obs_size,), np.float32)
         self._pool = self._pool_cum = None
         if opponents is None:
             opponents = [RandomPolicy() for _ in range(num_players)]
@@ -196,9 +200,9 @@ class Versailles1919Env(gym.Env):
         return 0.0 if scores is None else float(weighted_rewards(scores, self.reward_weights)[self.seat])
 
     def _observe(self, seat: int):
-        obs = np.empty(OBS_SIZE, np.float32)
+        obs = np.empty(self._obs_size, np.float32)
         mask = np.empty(NUM_ACTIONS, np.int8)
-        observe_and_mask(self.game.state, self.game.T, seat, obs, mask, self._buf)
+        observe_and_mask_as(self.game.state, self.game.T, seat, obs, mask, self._buf, self._layout)
         if self.obs_mode == "dict":
             return {"observation": obs, "action_mask": mask}
         return obs
@@ -224,9 +228,9 @@ class Versailles1919Env(gym.Env):
             if isinstance(pol, int):         # a compiled policy drawn from the pool
                 try_step(g.state, g.T, policy_action(g.state, g.T, pol, self._buf, self._rng_state), self._buf)
                 continue
-            obs = np.empty(OBS_SIZE, np.float32)      # fresh arrays: a policy may keep them
+            obs = np.empty(self._obs_size, np.float32)      # fresh arrays: a policy may keep them
             mask = np.empty(NUM_ACTIONS, np.int8)
-            observe_and_mask(g.state, g.T, p, obs, mask, self._buf)
+            observe_and_mask_as(g.state, g.T, p, obs, mask, self._buf, self._layout)
             try:
                 if hasattr(pol, "act"):
                     a = pol.act(obs, mask, game=g.information_set(p, int(self._hand.integers(1 << 62)))) \

@@ -21,7 +21,7 @@ from pettingzoo import AECEnv
 
 from v1919_env.actions import NUM_ACTIONS, IllegalActionError, action_id
 from v1919_env.core import layout as L
-from v1919_env.core.observe import OBS_SIZE, observe_and_mask, step_and_observe
+from v1919_env.core.observations import layout_of, observe_and_mask_as, step_and_observe_as
 from v1919_env.core.step import legal
 from v1919_env.game import Game
 from v1919_env.view.text import RENDER_MODES, render_mode_output
@@ -62,14 +62,15 @@ def decision_name(code: int) -> str:
     return INFO_DECISIONS[code]
 
 
-def observation_space(solitaire: bool = False, obs_mode: str = "dict") -> spaces.Space:
+def observation_space(solitaire: bool = False, obs_mode: str = "dict", obs_layout: str = "full") -> spaces.Space:
     """An agent's observation space; the solitaire game adds the SOLO_FEATURES vector (`solitaire`
-    in dict mode, appended to the observation in vector mode)."""
+    in dict mode, appended to the observation in vector mode). obs_layout: 'full' or 'compact'."""
     n = len(SOLO_FEATURES)
+    size = layout_of(obs_layout)[1]
     if obs_mode == "vector":
-        return (spaces.Box(0.0, SOLO_HIGH, (OBS_SIZE + n,), np.float32) if solitaire
-                else spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32))
-    parts = {"observation": spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32),
+        return (spaces.Box(0.0, SOLO_HIGH, (size + n,), np.float32) if solitaire
+                else spaces.Box(0.0, OBS_HIGH, (size,), np.float32))
+    parts = {"observation": spaces.Box(0.0, OBS_HIGH, (size,), np.float32),
              "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8)}
     if solitaire:
         parts["solitaire"] = spaces.Box(0.0, SOLO_HIGH, (n,), np.float32)
@@ -103,6 +104,8 @@ class raw_env(AECEnv):
         shaping (bool): add the per-step change of the provisional score margin / 50 (off by default).
         obs_mode (str): 'dict': {"observation", "action_mask"}; 'vector': the Box observation alone,
             the mask in info["action_mask"] of every agent, zeros for those not to move.
+        obs_layout (str): 'full' (default, 2,032 floats) or 'compact' (894 floats, the same public
+            view as rows of issues, events, regions and seats); docs/observation.md.
         numeric_info (bool): infos hold numbers only, the same keys for every agent at every step:
             decision (code, see decision_name), illegal_action (0/1), score (the seat's final total,
             0 before the end).
@@ -120,8 +123,11 @@ class raw_env(AECEnv):
                  negotiation: bool = False, card_set: str | None = None, reward: str | None = None,
                  illegal_action: str = "raise", illegal_penalty: float = -1.0, auto_forced: bool = False,
                  shaping: bool = False, obs_mode: str = "dict", numeric_info: bool = False, seating=None,
-                 faction: str | None = None, target_vp: int = L.SOLO_DEFAULT_TARGET, max_cycles: int | None = None):
+                 faction: str | None = None, target_vp: int = L.SOLO_DEFAULT_TARGET, max_cycles: int | None = None,
+                 obs_layout: str = "full"):
         super().__init__()
+        self._layout, self._obs_size = layout_of(obs_layout)
+        self.obs_layout = obs_layout
         if max_cycles is not None and (isinstance(max_cycles, bool) or not isinstance(max_cycles, (int, np.integer))
                                        or max_cycles < 1):
             raise ValueError(f"max_cycles must be None or a positive integer, got {max_cycles!r}")
@@ -157,7 +163,7 @@ class raw_env(AECEnv):
         self.shaping = shaping
         self.possible_agents = [SOLO_AGENT] if self.solitaire else list(PLAYER_NATIONS[num_players])
         self._seat = {a: k for k, a in enumerate(self.possible_agents)}
-        space = observation_space(self.solitaire, obs_mode)
+        space = observation_space(self.solitaire, obs_mode, obs_layout)
         self.observation_spaces = {a: space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
         self._buf = np.empty(L.MAX_LEGAL, np.int64)
@@ -230,9 +236,9 @@ class raw_env(AECEnv):
         return {"observation": obs, "action_mask": mask} if self.obs_mode == "dict" else obs
 
     def _observe_arrays(self, seat: int):
-        obs = np.empty(OBS_SIZE, np.float32)
+        obs = np.empty(self._obs_size, np.float32)
         mask = np.empty(NUM_ACTIONS, np.int8)
-        observe_and_mask(self.game.state, self.game.T, seat, obs, mask, self._buf)
+        observe_and_mask_as(self.game.state, self.game.T, seat, obs, mask, self._buf, self._layout)
         if self._penalized:
             mask[:] = 0                  # the episode ended on an illegal action: nothing is legal
         return obs, mask
@@ -292,9 +298,9 @@ class raw_env(AECEnv):
         g = self.game
         a = _action_id(action, agent, g)    # not an action id: the caller's bug, raised in either mode
         try:
-            obs = np.empty(OBS_SIZE, np.float32)
+            obs = np.empty(self._obs_size, np.float32)
             mask = np.empty(NUM_ACTIONS, np.int8)
-            if not step_and_observe(g.state, g.T, a, self._buf, obs, mask):
+            if not step_and_observe_as(g.state, g.T, a, self._buf, obs, mask, self._layout):
                 g.step(a)                   # raises the core's error naming the phase and the legal actions
             st = g.state
             self._cached = (st[L.PENDING_PLAYER], st[L.DECISIONS], obs, mask) if not st[L.GAME_OVER] else None

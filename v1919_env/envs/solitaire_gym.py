@@ -23,7 +23,6 @@ import numpy as np
 from gymnasium import spaces
 
 from v1919_env.actions import NUM_ACTIONS
-from v1919_env.core.observe import OBS_SIZE
 from v1919_env.game import Game
 from v1919_env.envs.gymnasium_env import Versailles1919Env
 from v1919_env.envs.pettingzoo_env import OBS_HIGH
@@ -39,22 +38,22 @@ class SolitaireEnv(Versailles1919Env):
 
     def __init__(self, faction: str | None = None, target_vp: int = 20, reward: str = "vp", obs_mode: str = "dict",
                  render_mode: str | None = None, variant: str = "standard", card_set: str | None = None,
-                 illegal_action: str = "penalize", illegal_penalty: float = -1.0):
+                 illegal_action: str = "penalize", illegal_penalty: float = -1.0, obs_layout: str = "full"):
         if reward not in SOLO_REWARDS:
             raise ValueError(f"reward must be one of {SOLO_REWARDS}, got {reward!r}")
         self.solo_config = {"faction": faction, "target_vp": target_vp}
         super().__init__(num_players=1, seat=0, obs_mode=obs_mode, render_mode=render_mode,
                          variant=variant, card_set=card_set, illegal_action=illegal_action,
-                         illegal_penalty=illegal_penalty)
+                         illegal_penalty=illegal_penalty, obs_layout=obs_layout)
         self.solo_reward = reward
         n = len(SOLO_FEATURES)
         if obs_mode == "dict":
             self.observation_space = spaces.Dict({
-                "observation": spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32),
+                "observation": spaces.Box(0.0, OBS_HIGH, (self._obs_size,), np.float32),
                 "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
                 "solitaire": spaces.Box(0.0, SOLO_HIGH, (n,), np.float32)})
         else:
-            self.observation_space = spaces.Box(0.0, SOLO_HIGH, (OBS_SIZE + n,), np.float32)
+            self.observation_space = spaces.Box(0.0, SOLO_HIGH, (self._obs_size + n,), np.float32)
         self._vp = 0
 
     PLAYERS = (1,)
@@ -96,5 +95,5 @@ def solitaire_env(**kwargs) -> SolitaireEnv:
     """The solitaire game as a Gymnasium environment: `SolitaireEnv(**kwargs)`, the same as
     `gymnasium.make("Versailles1919Solitaire-v4", **kwargs)` without Gymnasium's wrappers. Options:
     `faction` (the starting faction, or None), `target_vp` (the level, 20), `reward` ('vp': each VP
-    as it is scored; 'win_loss'), and those of the Gymnasium env (obs_mode, illegal_action, ...)."""
+    as it is scored; 'win_loss'), and those of the Gymnasium env (obs_mode, obs_layout, illegal_action, ...)."""
     return SolitaireEnv(**kwargs)

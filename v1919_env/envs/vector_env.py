@@ -2,7 +2,7 @@
 one learning seat per game, the other seats played inside the environment.
 
     venv = VectorEnv(num_envs=256, opponents=["random"], seed=0)
-    obs = venv.reset()                              # (N, OBS_SIZE) float32
+    obs = venv.reset()                              # (N, 2032) float32 (obs_layout='compact': 894)
     obs, rewards, dones, infos = venv.step(actions)  # SB3 VecEnv protocol, auto-reset
     masks = venv.action_masks()                     # (N, NUM_ACTIONS) bool, for MaskablePPO
 
@@ -25,6 +25,8 @@ every episode; each other seat draws its opponent from `opponents` with `opponen
 An opponent is the name of a compiled agent (`COMPILED_POLICIES`: played inside the kernels) or
 an external batch policy: an object with `act_batch(observations, masks) -> actions` (a neural
 network: one call per step covers every game waiting on it, one batched forward pass).
+`obs_layout='compact'` gives the compact observation (894 floats, docs/observation.md) to the
+learner and to external opponents alike.
 
 Rewards, illegal actions and truncation follow the single Gymnasium env (v1919_env.envs.gymnasium_env):
 0 until the episode ends, then the learner's terminal reward (v1919_env.rewards; `reward` may be a
@@ -61,7 +63,7 @@ from gymnasium.vector import AutoresetMode
 
 from v1919_env.actions import NUM_ACTIONS, IllegalActionError
 from v1919_env.core import layout as L
-from v1919_env.core.observe import OBS_SIZE
+from v1919_env.core.observations import layout_of
 from v1919_env.core.scoring import SCORE_TABLE_COLS
 from v1919_env.game import Game, card_tables, score_rows, solo_config
 from v1919_env.variants import variant_index
@@ -86,7 +88,8 @@ class VectorEnv:
                  opponent_weights: Sequence[float] | None = None, seat: int | None = None, reward="win_loss",
                  seed: int | None = None, variant: str = "standard", negotiation: bool = False,
                  card_set: str | None = None, illegal_penalty: float = -1.0, seating=None,
-                 score_info: bool = True, faction: str | None = None, target_vp: int = L.SOLO_DEFAULT_TARGET):
+                 score_info: bool = True, faction: str | None = None, target_vp: int = L.SOLO_DEFAULT_TARGET,
+                 obs_layout: str = "full"):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         if num_players not in (1, 2, 3, 4):
@@ -113,7 +116,9 @@ class VectorEnv:
         self.illegal_penalty = float(illegal_penalty)
         self.score_info = bool(score_info)
         # a solitaire row: the core observation, then the solitaire features (SOLO_FEATURES)
-        self.obs_size = OBS_SIZE + (len(SOLO_FEATURES) if self.solitaire else 0)
+        self._layout, self._core_size = layout_of(obs_layout)
+        self.obs_layout = obs_layout
+        self.obs_size = self._core_size + (len(SOLO_FEATURES) if self.solitaire else 0)
         self.observation_space = spaces.Box(0.0, max(OBS_HIGH, SOLO_HIGH) if self.solitaire else OBS_HIGH,
                                             (self.obs_size,), np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
@@ -122,6 +127,7 @@ class VectorEnv:
                                                                           variant_index(self.cards, variant),
                                                                           int(self.negotiation))
         self._cfg[K.CFG_SEAT] = -1 if seat is None else int(seat)
+        self._cfg[K.CFG_LAYOUT] = self._layout
         if seating is not None:
             order = parse_seating(seating, factions)
             self._cfg[K.CFG_SEATING:K.CFG_SEATING + len(order)] = order
@@ -220,9 +226,9 @@ class VectorEnv:
             waiting = 0
             for code in np.unique(codes):
                 sel = ext[codes == code]
-                o = np.empty((len(sel), OBS_SIZE), np.float32)
+                o = np.empty((len(sel), self._core_size), np.float32)
                 m = np.empty((len(sel), NUM_ACTIONS), np.int8)
-                observe_rows(self.S, self.T, sel, w[sel], o, m)
+                observe_rows(self.S, self.T, sel, w[sel], o, m, self._layout)
                 policy = self._externals[int(code)]
                 actions = np.asarray(policy.act_batch(o, m), np.int64).reshape(-1)
                 if actions.shape != (len(sel),):
@@ -382,7 +388,7 @@ class GymVectorEnv(gymnasium.vector.VectorEnv):
         self.engine = VectorEnv(num_envs=num_envs, **kwargs)
         self.copy = copy
         self.num_envs = self.engine.num_envs
-        self.single_observation_space = observation_space()
+        self.single_observation_space = observation_space(obs_layout=self.engine.obs_layout)
         if self.engine.solitaire:          # the solitaire Gymnasium env's dict layout (SolitaireEnv)
             self.single_observation_space = spaces.Dict({
                 **self.single_observation_space.spaces,
@@ -395,7 +401,8 @@ class GymVectorEnv(gymnasium.vector.VectorEnv):
         if self.copy:
             obs, masks = obs.copy(), masks.copy()
         if self.engine.solitaire:
-            return {"observation": obs[..., :OBS_SIZE], "action_mask": masks, "solitaire": obs[..., OBS_SIZE:]}
+            k = self.engine._core_size
+            return {"observation": obs[..., :k], "action_mask": masks, "solitaire": obs[..., k:]}
         return {"observation": obs, "action_mask": masks}
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):

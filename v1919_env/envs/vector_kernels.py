@@ -45,7 +45,8 @@ from v1919_env.core.board import faction_strengths, n_players
 from v1919_env.core.bots import POLICY_NAMES, policy_action
 from v1919_env.core.layout import (GAME_OVER, MAX_LEGAL, MAX_PLAYERS, PENDING_FACTION, PENDING_PLAYER, SEATING,
                                    SOLO_FACTION, SOLO_FACTIONS, SOLO_TARGET, SOLO_VP)
-from v1919_env.core.observe import OBS_SIZE, observe, observe_and_mask
+from v1919_env.core.observations import COMPACT, COMPACT_SIZE, observe_and_mask_as, observe_as
+from v1919_env.core.observe import OBS_SIZE
 from v1919_env.core.scoring import SC_CONTROLLED, SC_LEVEL, SC_TOTAL, score_table
 from v1919_env.core.setup import new_game
 from v1919_env.core.solo import solo_configure
@@ -68,7 +69,8 @@ CFG_PLAYERS, CFG_VARIANT, CFG_NEGOTIATION, CFG_SEAT, CFG_SEATING = 0, 1, 2, 3, 4
 # (-1: the rules' default), level and reward kind
 CFG_SOLO_FACTION = CFG_SEATING + MAX_PLAYERS
 CFG_SOLO_TARGET, CFG_SOLO_REWARD = CFG_SOLO_FACTION + 1, CFG_SOLO_FACTION + 2
-CFG_SIZE = CFG_SOLO_FACTION + 3
+CFG_LAYOUT = CFG_SOLO_FACTION + 3          # the observation layout (core/observations.py FULL, COMPACT)
+CFG_SIZE = CFG_SOLO_FACTION + 4
 SOLO_REWARD_VP, SOLO_REWARD_WIN_LOSS = 0, 1
 SOLO_FEATURE_COUNT = 11               # v1919_env.envs.solitaire_features.SOLO_FEATURES
 SOLO_SCALE, SOLO_HIGH = 20.0, 50.0    # v1919_env.envs.solitaire_features
@@ -98,12 +100,13 @@ def write_solo_features(s, T, out):
 
 
 @njit(cache=True, _nrt=False)
-def observe_learner(s, T, seat, out):
-    """The learner's observation row: the core observation, then (a solitaire row is wider) the
-    solitaire features."""
-    observe(s, T, seat, out[:OBS_SIZE])
-    if out.shape[0] > OBS_SIZE:
-        write_solo_features(s, T, out[OBS_SIZE:])
+def observe_learner(s, T, seat, out, layout):
+    """The learner's observation row: the core observation in `layout`, then (a solitaire row is
+    wider) the solitaire features."""
+    size = COMPACT_SIZE if layout == COMPACT else OBS_SIZE
+    observe_as(s, T, seat, out[:size], layout)
+    if out.shape[0] > size:
+        write_solo_features(s, T, out[size:])
 
 
 @njit(cache=True, _nrt=False)
@@ -211,7 +214,7 @@ def _end_episode(b, status, S, T, cfg, kinds, weights, penalty, pol, G, rewards,
     game: the player's VP, won at the level; its reward adds to the step's VP reward)."""
     s = S[b]
     seat = G[b, G_SEAT]
-    observe_learner(s, T, seat, fin_obs[b])
+    observe_learner(s, T, seat, fin_obs[b], cfg[CFG_LAYOUT])
     G[b, G_FIN_VP] = s[SOLO_VP]
     if status == ILLEGAL:
         rewards[b] = penalty
@@ -246,7 +249,7 @@ def _settle(b, S, T, cfg, pool_codes, pool_cum, ep_rng, kinds, weights, penalty,
     w = G[b, G_WHO]
     if w >= 0 and w != G[b, G_SEAT]:
         return 1
-    observe_learner(S[b], T, w, obs[b])
+    observe_learner(S[b], T, w, obs[b], cfg[CFG_LAYOUT])
     n = legal(S[b], T, buf)
     m = masks[b]
     m[:] = 0
@@ -339,10 +342,10 @@ def vector_continue(S, T, rows, actions, bad, cfg, pool_codes, pool_cum, ep_rng,
 
 
 @njit(cache=True, _nrt=False)
-def observe_rows(S, T, rows, seats, obs, masks):
-    """obs[k], masks[k] = observation of seat seats[k] in game rows[k] and its action mask (zeros
-    unless that seat decides now)."""
+def observe_rows(S, T, rows, seats, obs, masks, layout):
+    """obs[k], masks[k] = observation (in `layout`) of seat seats[k] in game rows[k] and its action
+    mask (zeros unless that seat decides now)."""
     buf = stack_empty(MAX_LEGAL, np.int64)
     for k in range(rows.shape[0]):
-        observe_and_mask(S[rows[k]], T, seats[k], obs[k], masks[k], buf)
+        observe_and_mask_as(S[rows[k]], T, seats[k], obs[k], masks[k], buf, layout)
 

@@ -1,0 +1,198 @@
+"""The compact observation: the same public view as `observe.py` in 894 floats instead of 2,032, as
+rows of entities (issues, events, regions, seats) that a network can share weights over.
+
+What it leaves out of the full observation: the one-hot "nobody" columns of unsettled issues, the
+chosen option of each settled issue and its counters one by one (their totals are in
+`counters_in_play`, the happiness they moved in `nation_happiness`), and the issues' and events'
+identities in their slots (each issue's row says where it is instead). `COMPACT_SLICES` is the single
+source of the layout; `docs/observation.md` is generated from it.
+"""
+from __future__ import annotations
+
+from numba import njit
+
+from .board import seat_position
+from .layout import (ACTIVE, BID_HIGH, BID_INF, BID_ISSUE, BID_STR, D_KEEP, D_NAVAL, D_OPTION, DEMOB_NEXT, DEP_COL,
+                     DRAFT_DONE, DRAWN, EV_CUBE, EV_DECK_N, EV_TABLE, EV_WAIT, F_A0, F_PROC, FRAME_W, GAME_OVER, HAPPY,
+                     INF_AVAIL, INF_EXH, ISSUE_CTRL, ISSUE_DECK_N, ISSUE_DISC, ISSUE_DISC_N, ISSUE_NAVAL_UK, ISSUE_OPT,
+                     KEG, MAX_PLAYERS, MIL_AVAIL, MIL_DEMOB, MIL_DONE, MIL_EXH, MODE, MODE_SOLO, N_COUNTERS, N_EVENTS,
+                     N_ISSUES, N_NATIONS, N_REGIONS, N_SLOTS, N_STRATEGIES, N_TABLE, NUM_PLAYERS, P_BID, P_UPRISING,
+                     PENDING, PENDING_FACTION, PLAYER_STRAT, POL_DONE, SEATING, SETTLING, SLOT_CUBES, SLOT_ISSUE,
+                     SOLO_FACTION, SP, STACK, STRAT_DEALT, TURN_NO, UNREST, UP_REGION)
+from .observe import N_DECISIONS, R, _rel, _relp
+from .tables import T_ISSUE_STARS, T_OPT_CTR, T_OPT_NAVAL, T_SIGN
+
+ISSUE_ROW = ("on the table", "in the waiting room", "discarded: 1 on top of the discards, 2/3 second, 1/3 third",
+             "settled, controlled by relative seat 0", "... by relative seat 1", "... by relative seat 2",
+             "... by relative seat 3", "the issue the pending decision is about (drawn to keep, being settled, at "
+             "stake in the bidding)", "the observing seat's cubes on it / 15", "the most cubes on it of another "
+             "seat / 15")
+EVENT_ROW = ("on the table", "waiting")
+REGION_ROW = tuple(f"unrest column {c}" for c in range(1, 9)) + tuple(f"powder keg {k}" for k in range(4)) + \
+    tuple(f"unit of relative seat {k}: (column - 4) / 4, 0 if none" for k in range(MAX_PLAYERS)) + \
+    ("the uprising check being announced for or resolved is here",)
+SEAT_ROW = ("in play", "available cubes / 15", "exhausted cubes / 15", "available units / 3", "exhausted units / 3",
+            "demobilized units / 3", "happiness / 30", "stars of settled issues controlled / 50") + \
+    ("UK", "France", "USA", "Italy", "Japan") + tuple(f"strategy card {k}" for k in range(N_STRATEGIES))
+
+COMPACT_SLICES = (
+    ("decision", N_DECISIONS, "kind of the pending decision (one-hot, the full observation's DECISION_NAMES)"),
+    ("decider", R, "relative seat the pending decision is for (as the full observation's `decider`)"),
+    ("active_seat", R, "relative seat of the active player"),
+    ("turn", 4, "turn number / 200, political action done, military action done, game over"),
+    ("deck_sizes", 4, "issue deck / 53, event deck / 46, issue discards / 53, demobilize spaces used / 6"),
+    ("draft_done", 1, "1 once the strategy draft has happened"),
+    ("bid", 3 + R, "high bid strength / 8, influence / 15, bidding open; high bidder (relative seat)"),
+    ("event_cube", R, "relative seat whose cube is on the table event (last = none)"),
+    ("nation_happiness", N_NATIONS, "happiness / 30 of UK, France, USA, Italy, Japan (absolute order)"),
+    ("nation_signs", N_NATIONS, "1 if the nation's happiness is at the signing threshold or above"),
+    ("strategy_dealt", N_STRATEGIES, "strategy cards dealt face up"),
+    ("counters_in_play", N_COUNTERS, "strategy counters on all settled issues per kind and flag (vocab.COUNTERS) / 8"),
+    ("seats", MAX_PLAYERS * len(SEAT_ROW), f"a row of {len(SEAT_ROW)} per relative seat (me first, then clockwise; "
+                                           "the 2-player game's USA faction as in the full observation): "
+                                           + "; ".join(SEAT_ROW)),
+    ("regions", N_REGIONS * len(REGION_ROW), f"a row of {len(REGION_ROW)} per region: " + "; ".join(REGION_ROW)),
+    ("issues", N_ISSUES * len(ISSUE_ROW), f"a row of {len(ISSUE_ROW)} per issue card: " + "; ".join(ISSUE_ROW)),
+    ("events", N_EVENTS * len(EVENT_ROW), f"a row of {len(EVENT_ROW)} per event card: " + "; ".join(EVENT_ROW)),
+)
+
+_offs = {}
+_o = 0
+for _name, _n, _ in COMPACT_SLICES:
+    _offs[_name] = _o
+    _o += _n
+COMPACT_SIZE = _o
+C_DECISION, C_DECIDER, C_ACTIVE, C_TURN, C_DECKS, C_DRAFT, C_BID, C_EV_CUBE, C_NHAPPY, C_NSIGN, C_STRAT_DEALT, \
+    C_CTRS, C_SEATS, C_REGIONS, C_ISSUES, C_EVENTS = (_offs[n] for n, _, _ in COMPACT_SLICES)
+SW, RW, IW, EW = len(SEAT_ROW), len(REGION_ROW), len(ISSUE_ROW), len(EVENT_ROW)
+
+
+def compact_slices() -> dict[str, tuple[int, int, str]]:
+    """name -> (offset, size, description)."""
+    return {n: (_offs[n], k, d) for n, k, d in COMPACT_SLICES}
+
+
+@njit(cache=True, _nrt=False)
+def observe_compact(s, T, seat, out):
+    """Write seat's compact observation into out (float32, COMPACT_SIZE). The point of view is that
+    of observe.observe (in the solitaire game the faction the player controls now)."""
+    out[:] = 0.0
+    if s[MODE] == MODE_SOLO:
+        seat = s[SOLO_FACTION]
+    n = s[NUM_PLAYERS]
+    me = seat_position(s, seat)
+    rels = 0
+    for p in range(MAX_PLAYERS):
+        rels |= _rel(s, p, me, n) << (8 * p)
+    for k in range(n):
+        p = s[SEATING + (me + k) % n]
+        row = C_SEATS + k * SW
+        out[row] = 1.0
+        out[row + 1] = s[INF_AVAIL + p] / 15.0
+        out[row + 2] = s[INF_EXH + p] / 15.0
+        out[row + 3] = s[MIL_AVAIL + p] / 3.0
+        out[row + 4] = s[MIL_EXH + p] / 3.0
+        out[row + 5] = s[MIL_DEMOB + p] / 3.0
+        out[row + 6] = s[HAPPY + p] / 30.0
+        out[row + 8 + p] = 1.0
+        st = s[PLAYER_STRAT + p]
+        if st >= 0:
+            out[row + 8 + N_NATIONS + st] = 1.0
+        for r in range(N_REGIONS):
+            c = s[DEP_COL + p * N_REGIONS + r]
+            if c >= 5:
+                out[C_REGIONS + r * RW + 12 + k] = (c - 4) / 4.0
+    sign = T[T_SIGN]
+    for nat in range(N_NATIONS):
+        h = s[HAPPY + nat]
+        out[C_NHAPPY + nat] = h / 30.0
+        if h >= sign:
+            out[C_NSIGN + nat] = 1.0
+    for r in range(N_REGIONS):
+        out[C_REGIONS + r * RW + s[UNREST + r] - 1] = 1.0
+        out[C_REGIONS + r * RW + 8 + s[KEG + r]] = 1.0
+    for sl in range(N_SLOTS):
+        i = s[SLOT_ISSUE + sl]
+        if i < 0:
+            continue
+        row = C_ISSUES + i * IW
+        out[row + (0 if sl < N_TABLE else 1)] = 1.0
+        best = 0
+        for p in range(n):
+            c = s[SLOT_CUBES + sl * MAX_PLAYERS + p]
+            if _relp(s, rels, p, me, n) == 0:
+                out[row + 8] = c / 15.0
+            elif c > best:
+                best = c
+        out[row + 9] = best / 15.0
+    nd = s[ISSUE_DISC_N]
+    for k in range(min(3, nd)):
+        out[C_ISSUES + s[ISSUE_DISC + nd - 1 - k] * IW + 2] = (3 - k) / 3.0
+    for i in range(N_ISSUES):
+        c = s[ISSUE_CTRL + i]
+        if c < 0:
+            continue
+        rc = _relp(s, rels, c, me, n)
+        if rc < MAX_PLAYERS:
+            out[C_ISSUES + i * IW + 3 + rc] = 1.0
+            out[C_SEATS + rc * SW + 7] += T[T_ISSUE_STARS + i] / 50.0
+        o = s[ISSUE_OPT + i]
+        if o >= 0:
+            uk = s[ISSUE_NAVAL_UK + i]
+            base = T_OPT_CTR + (i * 4 + o) * N_COUNTERS
+            for slot in range(N_COUNTERS):
+                c = T[base + slot]
+                if slot == 5:                 # UK-or-USA naval counters placed as UK / USA
+                    c += uk
+                elif slot == 7:
+                    c += T[T_OPT_NAVAL + i * 4 + o] - uk
+                if c != 0:
+                    out[C_CTRS + slot] += c / 8.0
+    if s[EV_TABLE] >= 0:
+        out[C_EVENTS + s[EV_TABLE] * EW] = 1.0
+    out[C_EV_CUBE + _relp(s, rels, s[EV_CUBE], me, n)] = 1.0
+    for w in range(2):
+        if s[EV_WAIT + w] >= 0:
+            out[C_EVENTS + s[EV_WAIT + w] * EW + 1] = 1.0
+    out[C_DECKS] = s[ISSUE_DECK_N] / 53.0
+    out[C_DECKS + 1] = s[EV_DECK_N] / 46.0
+    out[C_DECKS + 2] = nd / 53.0
+    out[C_DECKS + 3] = s[DEMOB_NEXT] / 6.0
+    for j in range(MAX_PLAYERS + 1):
+        if s[STRAT_DEALT + j] >= 0:
+            out[C_STRAT_DEALT + s[STRAT_DEALT + j]] = 1.0
+    out[C_DRAFT] = s[DRAFT_DONE]
+    out[C_TURN] = s[TURN_NO] / 200.0
+    out[C_TURN + 1] = s[POL_DONE]
+    out[C_TURN + 2] = s[MIL_DONE]
+    out[C_TURN + 3] = 1.0 if s[GAME_OVER] != 0 else 0.0
+    out[C_ACTIVE + _relp(s, rels, s[ACTIVE], me, n)] = 1.0
+    if s[GAME_OVER] == 0:
+        out[C_DECISION + s[PENDING]] = 1.0
+        out[C_DECIDER + _relp(s, rels, s[PENDING_FACTION], me, n)] = 1.0
+    else:
+        out[C_DECIDER + MAX_PLAYERS] = 1.0
+    i = s[SETTLING]
+    if s[PENDING] == D_OPTION or s[PENDING] == D_NAVAL:
+        i = s[STACK + (s[SP] - 1) * FRAME_W + F_A0]
+    if i >= 0:
+        out[C_ISSUES + i * IW + 7] = 1.0
+    bidding = False
+    uprising = False
+    for k in range(s[SP]):
+        proc = s[STACK + k * FRAME_W + F_PROC]
+        if proc == P_BID:
+            bidding = True
+        if proc == P_UPRISING:
+            uprising = True
+    if bidding:
+        out[C_BID] = s[BID_STR] / 8.0
+        out[C_BID + 1] = s[BID_INF] / 15.0
+        out[C_BID + 2] = 1.0
+        out[C_BID + 3 + _relp(s, rels, s[BID_HIGH], me, n)] = 1.0
+        out[C_ISSUES + s[BID_ISSUE] * IW + 7] = 1.0
+    if uprising and s[UP_REGION] >= 0:
+        out[C_REGIONS + s[UP_REGION] * RW + 16] = 1.0
+    if s[PENDING] == D_KEEP and s[GAME_OVER] == 0:
+        out[C_ISSUES + s[DRAWN] * IW + 7] = 1.0
+        out[C_ISSUES + s[DRAWN + 1] * IW + 7] = 1.0
