@@ -17,7 +17,18 @@ from .lockstep import CallableNetwork, Lockstep, SearchResult
 __all__ = ["CallableNetwork", "SearchResult", "search"]
 
 
-def search(games, network=None, seeds=None, **options) -> list[SearchResult]:
+class _Layout:
+    """A callable network that observes in another layout (its `obs_layout`)."""
+
+    def __init__(self, fn, obs_layout: str):
+        self.fn, self.obs_layout = fn, obs_layout
+        self.__name__ = getattr(fn, "__name__", type(fn).__name__)
+
+    def __call__(self, observations, masks):
+        return self.fn(observations, masks)
+
+
+def search(games, network=None, seeds=None, obs_layout: str | None = None, **options) -> list[SearchResult]:
     """Search every game of `games` at once (Game objects of one player count, not over; never
     modified) and return each one's SearchResult: the root's visits, priors and mean values, the move,
     the Gumbel root's considered actions and the root value.
@@ -29,7 +40,8 @@ def search(games, network=None, seeds=None, **options) -> list[SearchResult]:
     ...; a simulation budget, not time_ms). `seeds`: each game's search generator (default the `seed`
     option, or 0, plus the game's index): a game's result depends on its seed, not on the games beside
     it (exactly so with the compiled network; a callable must itself give a row the same output in any
-    batch for that)."""
+    batch for that). `obs_layout`: the layout a callable network observes ('full', the default, or
+    'compact': docs/observation.md)."""
     games = list(games)
     if not games:
         return []
@@ -40,6 +52,10 @@ def search(games, network=None, seeds=None, **options) -> list[SearchResult]:
         raise ValueError(f"search: the games must all have the same player count, got {sorted(kind)}")
     if any(g.is_over for g in games):
         raise ValueError("search: a game is over (no decision to search)")
+    if obs_layout is not None:
+        if network is None:
+            raise ValueError("search: obs_layout is for a callable network (a checkpoint knows its own layout)")
+        network = _Layout(network, obs_layout)
     agent = GuidedAgent(network=network, **options)
     players = agent._check_game(games[0])
     if seeds is None:

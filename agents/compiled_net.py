@@ -93,6 +93,9 @@ def _chain(module) -> list | None:
     an empty chain: []), or None for anything else."""
     from torch import nn
 
+    children = list(module.children())
+    if len(children) == 1 and isinstance(children[0], nn.Flatten) and not list(module.parameters()):
+        return []                  # SB3's FlattenExtractor (a plain MlpPolicy's features)
     mods = list(module.net) if hasattr(module, "net") and isinstance(module.net, nn.Sequential) else \
         list(module) if isinstance(module, nn.Sequential) else [module]
     out = []

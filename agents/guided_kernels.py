@@ -47,7 +47,8 @@ from numba import njit
 from v1919_env.core.botrules import policy_below
 from v1919_env.core.bots import bot_action, rollout
 from v1919_env.core.layout import GAME_OVER, MAX_PLAYERS, MODE, MODE_SOLO, PENDING_PLAYER
-from v1919_env.core.observe import OBS_SIZE, observe_and_mask
+from v1919_env.core.observations import COMPACT, COMPACT_SIZE, FULL, observe_and_mask_as
+from v1919_env.core.observe import OBS_SIZE
 from v1919_env.core.scoring import N_SCORE_COLS, SCORE_TABLE_COLS, score_table
 from v1919_env.core.search import evaluate, finish_replies, solo_value
 from v1919_env.core.step import apply_action, legal
@@ -63,9 +64,10 @@ NI_COLS = 3
 # leaf status written by guided_select
 ST_EVAL, ST_TERMINAL = 0, 1
 # what guided_select writes for the network at an evaluated leaf
-OBS_SEATS, OBS_DECIDER = 0, 1
+OBS_SEATS, OBS_DECIDER, OBS_COMPACT = 0, 1, 2
 """Every seat's observation and mask (networks whose value head values the row's own seat), or the
-deciding seat's alone in row 0 (networks that value every seat from the decider's row)."""
+deciding seat's alone in row 0 (networks that value every seat from the decider's row); with the
+OBS_COMPACT bit set, in the compact layout (core/observe_compact.py)."""
 # meta entries
 M_NODES, M_SIMULATIONS, M_FULL = TREE_NODES, 1, 2
 META_SIZE = 3
@@ -237,11 +239,14 @@ def guided_select(root, T, K, NF, NI, hk, hv, meta, c_puct, fpu, vloss, prior_po
                 nlegal[k] = n
                 for j in range(n):
                     legal_ids[k, j] = buf[j]
-                for p in range(nseats if obs_mode == OBS_SEATS else 1):
-                    who = p if obs_mode == OBS_SEATS else s[PENDING_PLAYER]
-                    observe_and_mask(s, T, who, obs[k, p, :OBS_SIZE], masks[k, p], buf)
-                    if obs.shape[2] > OBS_SIZE:    # a solitaire network also reads the solitaire features
-                        write_solo_features(s, T, obs[k, p, OBS_SIZE:])
+                decider_only = (obs_mode & OBS_DECIDER) != 0
+                layout = COMPACT if (obs_mode & OBS_COMPACT) != 0 else FULL
+                size = COMPACT_SIZE if layout == COMPACT else OBS_SIZE
+                for p in range(1 if decider_only else nseats):
+                    who = s[PENDING_PLAYER] if decider_only else p
+                    observe_and_mask_as(s, T, who, obs[k, p, :size], masks[k, p], buf, layout)
+                    if obs.shape[2] > size:        # a solitaire network also reads the solitaire features
+                        write_solo_features(s, T, obs[k, p, size:])
                 if want_bot:
                     botact[k] = bot_action(s, T, buf, rng)
                 r = R[k]

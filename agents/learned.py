@@ -24,9 +24,11 @@ import numpy as np
 
 from v1919_env.actions import NUM_ACTIONS
 from v1919_env.core.observe import OBS_SIZE, obs_slices
+from v1919_env.core.observe_compact import COMPACT_SIZE
 from v1919_env.envs.solitaire_features import SOLO_FEATURES, solo_features
 
 from .base import Agent, register, require_game
+from .seat import observe_seat
 
 WEIGHTS_DIR = Path(__file__).parent / "weights"
 DEFAULT_WEIGHTS = WEIGHTS_DIR / "league_4p.zip"
@@ -41,6 +43,8 @@ SHIPPED_CONFIGS = {1: "configs/train/solitaire.yaml", 2: "configs/train/league_2
 # that are prefixes of it (version 1 ended before `seat_nation`)
 PREFIX_SIZES = {OBS_SIZE: 2, obs_slices()["seat_nation"][0]: 1}
 SOLO_OBS_SIZE = OBS_SIZE + len(SOLO_FEATURES)      # the solitaire rows of the vector env
+# the compact layout (obs_layout='compact'): a checkpoint trained on it observes its own rows
+COMPACT_SIZES = {COMPACT_SIZE: False, COMPACT_SIZE + len(SOLO_FEATURES): True}
 logger = logging.getLogger(__name__)
 
 
@@ -72,7 +76,6 @@ class LearnedAgent(Agent):
         if self.rllib is not None:
             return
         self._load_zip(p)
-        self.needs_game = self.solitaire or self.by_players
 
     def _load_zip(self, p: Path) -> None:
         """Load a MaskablePPO checkpoint and check its spaces against this environment's."""
@@ -94,12 +97,17 @@ class LearnedAgent(Agent):
         # an observation version that only appended slices keeps the older one as its prefix
         # (docs/versioning.md): an older checkpoint is fed the prefix it was trained on;
         # a solitaire checkpoint (the vector env's num_players=1 rows) also reads the solitaire features
-        self.solitaire = len(shape) == 1 and shape[0] == SOLO_OBS_SIZE
-        if len(shape) != 1 or (shape[0] not in PREFIX_SIZES and not self.solitaire):
+        self.obs_layout = "compact" if len(shape) == 1 and shape[0] in COMPACT_SIZES else "full"
+        self.solitaire = len(shape) == 1 and (shape[0] == SOLO_OBS_SIZE or COMPACT_SIZES.get(shape[0], False))
+        if len(shape) != 1 or (shape[0] not in PREFIX_SIZES and shape[0] not in COMPACT_SIZES
+                               and not self.solitaire):
             raise ValueError(f"{p.name}: the policy observes shape {tuple(shape)}, this environment {(OBS_SIZE,)} "
-                             f"(or a prefix of an earlier observation version: {sorted(PREFIX_SIZES)}; or the "
-                             f"solitaire game's {SOLO_OBS_SIZE})")
+                             f"(or a prefix of an earlier observation version: {sorted(PREFIX_SIZES)}; the "
+                             f"solitaire game's {SOLO_OBS_SIZE}; or the compact layout's {sorted(COMPACT_SIZES)})")
         self.obs_size = int(shape[0])
+        # a compact network reads the game to observe it in its own layout (the arena hands it the
+        # seat's information set)
+        self.needs_game = self.solitaire or self.by_players or self.obs_layout == "compact"
         n = getattr(self.model.action_space, "n", None)
         if n != NUM_ACTIONS:
             raise ValueError(f"{p.name}: the policy has {n} actions, this environment {NUM_ACTIONS}")
@@ -109,7 +117,7 @@ class LearnedAgent(Agent):
         """Play the shipped weights of the n-player game (1: the solitaire), loaded once."""
         if n == self.players:
             return
-        state = ("model", "dict_obs", "solitaire", "obs_size", "path")
+        state = ("model", "dict_obs", "solitaire", "obs_size", "obs_layout", "path")
         self._loaded[self.players] = tuple(getattr(self, k) for k in state)
         if n not in self._loaded:
             p = SHIPPED_WEIGHTS.get(n)
@@ -198,7 +206,10 @@ class LearnedAgent(Agent):
             raise ValueError("no legal action in the mask")
         if self.by_players and game is not None:
             self._use_players(1 if game.solitaire else game.num_players)
-        if self.solitaire and observation.shape[-1] == OBS_SIZE:
+        if self.obs_layout == "compact" and observation.shape[-1] not in COMPACT_SIZES:
+            g = require_game(self, game)         # the full observation given: the compact one of the same seat
+            observation = observe_seat(g, g.current_player, obs_layout="compact")[0]
+        if self.solitaire and observation.shape[-1] in (OBS_SIZE, COMPACT_SIZE):
             observation = np.concatenate([observation, solo_features(require_game(self, game))])
         probs = self.action_probabilities(observation, action_mask)
         if self.deterministic:

@@ -27,10 +27,12 @@ import numpy as np
 from v1919_env.actions import NUM_ACTIONS
 from v1919_env.core.bots import seed_policy_rng
 from v1919_env.core.layout import MAX_LEGAL, MAX_PLAYERS, STATE_DTYPE, STATE_SIZE
+from v1919_env.core.observations import layout_of
 from v1919_env.core.observe import OBS_SIZE
 
 from .compiled_net import scratch as net_scratch
-from .guided_kernels import META_SIZE, M_FULL, M_NODES, M_SIMULATIONS, NF_COLS, NI_COLS, OBS_DECIDER, OBS_SEATS
+from .guided_kernels import (META_SIZE, M_FULL, M_NODES, M_SIMULATIONS, NF_COLS, NI_COLS, OBS_COMPACT, OBS_DECIDER,
+                             OBS_SEATS)
 from .lockstep_kernels import (C_GUMBEL, C_KC, C_M, C_N, C_PHASE, CTL_COLS, PH_DONE, PH_GUMBEL, PH_IDLE, PH_PUCT,
                                PH_ROOT, compiled_forward, leaf_values, lockstep_active, lockstep_advance,
                                lockstep_backup, lockstep_begin, lockstep_finish, lockstep_plan, lockstep_select)
@@ -67,7 +69,8 @@ class Lockstep:
         self.solo = players == 1
         self.nseats = 1 if self.solo else players
         self.net, self.kinds, self.weights = agent.net_for_players(players)
-        self.width = self.net.obs_size if self.solo else OBS_SIZE
+        compact = getattr(self.net, "obs_layout", "full") == "compact"
+        self.width = self.net.obs_size if self.solo or compact else OBS_SIZE
         self.forward = forward or agent.forward
         on_cpu = getattr(self.net, "device", "cpu") == "cpu"     # a network on a GPU runs in torch there
         self.compiled = self.net.compiled_policy() if self.forward in ("auto", "compiled") and on_cpu else None
@@ -78,7 +81,7 @@ class Lockstep:
         # once a seat (each row valued for its own seat)
         self.relative = bool(self.net.seat_values) and not self.solo
         self.rows = 1 if self.relative or self.solo else self.nseats
-        self.obs_mode = OBS_DECIDER if self.relative else OBS_SEATS
+        self.obs_mode = (OBS_DECIDER if self.relative else OBS_SEATS) | (OBS_COMPACT if compact else 0)
         self.iterations = -1 if agent.time_ms is not None else agent.iterations
         cap = agent.max_nodes or (agent.TIME_NODES if agent.time_ms is not None else 64 * (agent.iterations + 1))
         size = 1
@@ -226,15 +229,21 @@ class Lockstep:
 
 class CallableNetwork:
     """A user's network as the engine's evaluator: `fn(observations, masks) -> (logits, values)`,
-    observations [E, OBS_SIZE] float32 (the deciding seat's, as the environments give them), masks
-    [E, NUM_ACTIONS] int8 (its legal actions); logits [E, NUM_ACTIONS] (illegal ones are ignored),
-    values [E, players] for every seat in the observation's order (the decider, then clockwise)."""
+    observations [E, OBS_SIZE] float32 (the deciding seat's, as the environments give them; in the
+    compact layout, [E, COMPACT_SIZE], when `fn.obs_layout` is 'compact'), masks [E, NUM_ACTIONS] int8
+    (its legal actions); logits [E, NUM_ACTIONS] (illegal ones are ignored), values [E, players] for
+    every seat in the observation's order (the decider, then clockwise)."""
 
-    solitaire, rllib, seat_values, obs_size = False, None, True, OBS_SIZE
+    solitaire, rllib, seat_values = False, None, True
 
     def __init__(self, fn):
         self.fn = fn
         self.path = f"<callable {getattr(fn, '__name__', type(fn).__name__)}>"
+        self.obs_layout = getattr(fn, "obs_layout", "full")
+        try:
+            self.obs_size = layout_of(self.obs_layout)[1]
+        except ValueError as e:
+            raise ValueError(f"network {self.path}: {e}") from None
 
     def compiled_policy(self):
         return None

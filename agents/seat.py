@@ -10,18 +10,22 @@ import numpy as np
 
 from v1919_env.actions import NUM_ACTIONS
 from v1919_env.core import layout as L
-from v1919_env.core.observe import OBS_SIZE, observe_and_mask
+from v1919_env.core.observations import layout_of, observe_and_mask_as
 from v1919_env.game import Game, hand_off_rng
 
 __all__ = ["hand_off", "hand_off_rng", "observe_seat"]
 
 
-def observe_seat(game: Game, seat: int, buf: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def observe_seat(game: Game, seat: int, buf: np.ndarray | None = None,
+                 obs_layout: str = "full") -> tuple[np.ndarray, np.ndarray]:
     """Fresh (observation, action mask) of `seat`, as the environments build them (fresh arrays: an
-    agent may keep them); `buf` is scratch of L.MAX_LEGAL int64 (made when None)."""
-    obs = np.empty(OBS_SIZE, np.float32)
+    agent may keep them), in `obs_layout` ('full' or 'compact'); `buf` is scratch of L.MAX_LEGAL int64
+    (made when None)."""
+    code, size = layout_of(obs_layout)
+    obs = np.empty(size, np.float32)
     mask = np.empty(NUM_ACTIONS, np.int8)
-    observe_and_mask(game.state, game.T, seat, obs, mask, np.empty(L.MAX_LEGAL, np.int64) if buf is None else buf)
+    observe_and_mask_as(game.state, game.T, seat, obs, mask,
+                        np.empty(L.MAX_LEGAL, np.int64) if buf is None else buf, code)
     return obs, mask
 
 

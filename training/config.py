@@ -7,7 +7,7 @@
     reward: win_loss              # win_loss | rank | score_margin, or weights {win_loss: 1.0, score_margin: 0.2}
     budget: {steps: 2000000}      # and/or {minutes: 60}: training stops at the first reached
     torch_threads: 1              # one thread: more fight the env for this machine's two cores
-    env: {num_envs: 64, seat: null, illegal_penalty: -1.0}    # seat null: drawn per episode
+    env: {num_envs: 64, seat: null, illegal_penalty: -1.0, obs_layout: full}   # seat null: drawn per episode
     opponents: {random: 0.5, rulebot: 0.3, self: 0.2}        # ratios per seat; self = past checkpoints,
                                                               # current = the current policy (live weights)
     self_play: {pool_size: 5, snapshot_every_steps: 100000, deterministic: false,
@@ -171,6 +171,8 @@ class Env(Strict):
     num_envs: PositiveInt = Field(64, description="the number of games the vector env steps at once")
     seat: Optional[Count] = Field(None, description="the learner's seat or null (drawn per episode)")
     illegal_penalty: float = -1.0
+    obs_layout: Literal["full", "compact"] = Field("full", description="the observation: full (2,032 floats) or "
+                                                                        "compact (894; docs/observation.md)")
     workers: one_of(1) = Field(1, description="only 1 (the vector env steps every game in the training process, "
                                                "far faster than the learner)")
 

@@ -31,5 +31,6 @@ def make_vec_env(cfg: dict, opponents, weights, seed: int) -> tuple[VecMonitor, 
         if cfg["num_players"] == 1 else {}
     env = SB3VectorEnv(num_envs=cfg["env"]["num_envs"], num_players=cfg["num_players"], opponents=opponents,
                        opponent_weights=weights, seat=cfg["env"]["seat"], reward=cfg["reward"], seed=seed,
-                       variant=cfg["variant"], illegal_penalty=cfg["env"]["illegal_penalty"], **solo)
+                       variant=cfg["variant"], illegal_penalty=cfg["env"]["illegal_penalty"],
+                       obs_layout=cfg["env"].get("obs_layout", "full"), **solo)
     return VecMonitor(env), env

@@ -29,6 +29,7 @@ import yaml
 from pydantic import AfterValidator, Field, field_validator
 
 from v1919_env.config_schema import Strict
+from v1919_env.core.observe_compact import COMPACT_SIZE
 
 from agents.calibration import platt
 
@@ -366,11 +367,6 @@ def fit(cfg: FitConfig, out: str | Path, progress: bool = True) -> dict:
     data = [str(resolve_data(d)) for d in cfg.data]
     num_players = data_players(data)
     t0 = time.perf_counter()
-    keys = fit_keys(cfg.target, cfg.seat_values)
-    train = load_data(data, "train", cfg.max_records, keys)
-    hold = load_data(data, "holdout", keys=keys)
-    load_s = time.perf_counter() - t0
-    vt_tr, vt_ho = (shards.value_targets(d, cfg.gamma, seats=cfg.seat_values) for d in (train, hold))
     model, init = make_model(cfg, num_players)
     if cfg.seat_values and not hasattr(model.policy.value_net, "seats"):
         from .policy import with_seat_values
@@ -378,6 +374,15 @@ def fit(cfg: FitConfig, out: str | Path, progress: bool = True) -> dict:
         with_seat_values(model)
     policy, dev = model.policy, model.device
     n_obs = int(model.observation_space.shape[0])
+    compact = n_obs == COMPACT_SIZE             # a compact network: its rows observed again from the positions
+    keys = fit_keys(cfg.target, cfg.seat_values) + (("state",) if compact else ())
+    train = load_data(data, "train", cfg.max_records, keys)
+    hold = load_data(data, "holdout", keys=keys)
+    if compact:
+        for d in (train, hold):
+            d["obs"] = shards.observe_again(d, "compact")
+    load_s = time.perf_counter() - t0
+    vt_tr, vt_ho = (shards.value_targets(d, cfg.gamma, seats=cfg.seat_values) for d in (train, hold))
     if cfg.target == "improved" and cfg.improved_prior == "network" and cfg.arch is not None:
         raise ConfigError("improved_prior: network needs the starting network's policy; a new arch has none "
                           "(give improved_prior: recorded)")

@@ -246,11 +246,12 @@ class Trainer:
 
             data = solitaire_teacher_decisions(pre["teacher"], pre["decisions"], self.cfg["reward"],
                                                self.cfg["ppo"]["gamma"], self.cfg["seed"], self.cfg["solitaire"],
-                                               workers=pre["workers"], progress=self.progress)
+                                               workers=pre["workers"], progress=self.progress,
+                                               obs_layout=self.cfg["env"]["obs_layout"])
         else:
             data = teacher_decisions(pre["teacher"], pre["decisions"], self.cfg["num_players"], self.cfg["reward"],
                                      self.cfg["ppo"]["gamma"], seed=self.cfg["seed"], variant=self.cfg["variant"],
-                                     progress=self.progress)
+                                     progress=self.progress, obs_layout=self.cfg["env"]["obs_layout"])
         gen = time.perf_counter() - t0
         result = fit(self.model.policy, data, pre["epochs"], pre["batch_size"], pre["learning_rate"],
                      pre["value_coef"], pre["holdout"], seed=self.cfg["seed"], progress=self.progress)

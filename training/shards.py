@@ -92,6 +92,19 @@ def read_shard(root: str | Path, index: int, keys=RECORD_KEYS) -> dict:
     return out
 
 
+def observe_again(data: dict, obs_layout: str) -> np.ndarray:
+    """The deciders' observations of loaded records in `obs_layout`, from their positions (`state`)
+    and seats (float16, as `obs`)."""
+    from v1919_env.core.observations import layout_of, observe_states
+    from v1919_env.game import card_tables
+
+    code, size = layout_of(obs_layout)
+    out = np.empty((len(data["state"]), size), np.float32)
+    observe_states(np.ascontiguousarray(data["state"]), card_tables(None)[1], data["seat"].astype(np.int64), out,
+                   code)
+    return out.astype(np.float16)
+
+
 def load(root: str | Path, split: str = "train", holdout_every: int | None = None, max_records: int | None = None,
          keys=RECORD_KEYS) -> dict:
     """The records of the shards of one split ("train", "holdout" or "all") concatenated; the newest

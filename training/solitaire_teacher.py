@@ -23,7 +23,8 @@ from .teacher import TeacherData
 GAMES_PER_TASK = 4
 
 
-def _play_games(spec: str, seeds: list[int], solitaire: dict, reward: str, gamma: float) -> dict:
+def _play_games(spec: str, seeds: list[int], solitaire: dict, reward: str, gamma: float,
+                obs_layout: str = "full") -> dict:
     """Play solitaire games with the teacher `spec`; the arrays of all their decisions."""
     from agents.base import make_agent, parse_agent_spec
     from agents.seat import observe_seat
@@ -37,7 +38,7 @@ def _play_games(spec: str, seeds: list[int], solitaire: dict, reward: str, gamma
         g = Game.new(1, seed=seed, **solitaire)
         gains = []
         while not g.is_over:
-            o, m = observe_seat(g, 0)
+            o, m = observe_seat(g, 0, obs_layout=obs_layout)
             legal = g.legal_actions()
             a = int(legal[0]) if len(legal) == 1 else int(agent.act(o, m, g.clone()))
             obs.append(np.concatenate([o, solo_features(g)]).astype(np.float16))
@@ -64,10 +65,11 @@ def _play_games(spec: str, seeds: list[int], solitaire: dict, reward: str, gamma
 
 
 def solitaire_teacher_decisions(teacher: str, decisions: int, reward: str, gamma: float, seed: int,
-                                solitaire: dict, workers: int = 1, progress: bool = False) -> TeacherData:
+                                solitaire: dict, workers: int = 1, progress: bool = False,
+                                obs_layout: str = "full") -> TeacherData:
     """At least `decisions` recorded decisions (whole games) of the search agent `teacher` (an agent
     spec, e.g. "ismcts:iterations=200") in the solitaire game; `teacher_win_share` is the share of
-    the games it won at the level."""
+    the games it won at the level. obs_layout: the observations' layout ('full' or 'compact')."""
     from tqdm import tqdm
 
     parts, n, k, won, games = [], 0, 0, 0, 0
@@ -90,13 +92,13 @@ def solitaire_teacher_decisions(teacher: str, decisions: int, reward: str, gamma
 
     if workers <= 1:
         while n < decisions:
-            take(_play_games(teacher, next_seeds(), solitaire, reward, gamma))
+            take(_play_games(teacher, next_seeds(), solitaire, reward, gamma, obs_layout))
     else:       # results are taken in submission order, so the data does not depend on the timing
         with ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn")) as pool:
-            queue = [pool.submit(_play_games, teacher, next_seeds(), solitaire, reward, gamma) for _ in range(workers)]
+            queue = [pool.submit(_play_games, teacher, next_seeds(), solitaire, reward, gamma, obs_layout) for _ in range(workers)]
             while n < decisions:
                 take(queue.pop(0).result())
-                queue.append(pool.submit(_play_games, teacher, next_seeds(), solitaire, reward, gamma))
+                queue.append(pool.submit(_play_games, teacher, next_seeds(), solitaire, reward, gamma, obs_layout))
             for f in queue:
                 f.cancel()
     bar.close()

@@ -3,7 +3,7 @@ every seat, each decision recorded as the deciding seat sees it (the learner's o
 action mask), with the teacher's action and the seat's discounted final reward (the value target).
 
     data = teacher_decisions("rulebot", decisions=200_000, num_players=4, reward=..., gamma=0.995)
-    data.obs (float16 [n, OBS_SIZE]), data.masks (bool [n, NUM_ACTIONS]), data.actions, data.returns
+    data.obs (float16 [n, OBS_SIZE], or the compact size), data.masks (bool [n, NUM_ACTIONS]), data.actions, data.returns
 
 The games run in a compiled loop (`play_and_record`, one call per chunk of games); decisions with a
 single legal action are skipped (nothing to imitate: the learner has no choice there either).
@@ -18,19 +18,20 @@ from numba import njit
 from v1919_env.actions import NUM_ACTIONS
 from v1919_env.core.bots import policy_action, seed_policy_rng
 from v1919_env.core.layout import GAME_OVER, MAX_LEGAL, PENDING_PLAYER, STATE_SIZE, STATE_DTYPE
-from v1919_env.core.observe import OBS_SIZE, observe_and_mask
+from v1919_env.core.observations import layout_of, observe_and_mask_as
 from v1919_env.core.step import apply_action, init_game, legal
 
 GAMES_PER_CHUNK = 64
 
 
 @njit(cache=True)
-def play_and_record(S, T, num_players, seeds, variant, code, obs, masks, actions, seats, games, left):
+def play_and_record(S, T, num_players, seeds, variant, code, obs, masks, actions, seats, games, left, layout):
     """Play game g from seeds[g] into S[g] with compiled policy `code` in every seat; record each
     decision with two or more legal actions (observation and mask of the deciding seat, its action,
     seat, game index g and its number of decisions still to come for that seat, `left`). Stops before
     a game that might not fit in the output arrays; a game that still overflows them, or that the
-    engine's safety cap stopped, is dropped. Returns (decisions recorded, games played)."""
+    engine's safety cap stopped, is dropped. Observations in `layout` (core/observations.py). Returns
+    (decisions recorded, games played)."""
     buf = np.empty(MAX_LEGAL, np.int64)
     cap = obs.shape[0]
     n = 0
@@ -47,7 +48,7 @@ def play_and_record(S, T, num_players, seeds, variant, code, obs, masks, actions
             k = legal(s, T, buf)
             a = policy_action(s, T, code, buf, rng)
             if k > 1 and n < cap:
-                observe_and_mask(s, T, p, obs[n], masks[n], buf)
+                observe_and_mask_as(s, T, p, obs[n], masks[n], buf, layout)
                 actions[n] = a
                 seats[n] = p
                 games[n] = g
@@ -68,7 +69,7 @@ def play_and_record(S, T, num_players, seeds, variant, code, obs, masks, actions
 @dataclass
 class TeacherData:
     """Recorded teacher decisions (arrays of equal length) and how many games produced them."""
-    obs: np.ndarray          # float16 [n, OBS_SIZE]
+    obs: np.ndarray          # float16 [n, observation size] (the full layout, or the compact one)
     masks: np.ndarray        # bool [n, NUM_ACTIONS]
     actions: np.ndarray      # int64 [n]
     returns: np.ndarray      # float32 [n]: gamma ** (seat's decisions to come) * seat's final reward
@@ -80,8 +81,9 @@ class TeacherData:
 
 
 def teacher_decisions(teacher: str, decisions: int, num_players: int, reward, gamma: float, seed: int,
-                      variant: str = "standard", progress: bool = False) -> TeacherData:
-    """About `decisions` recorded decisions (whole games only) of `teacher` in every seat."""
+                      variant: str = "standard", progress: bool = False, obs_layout: str = "full") -> TeacherData:
+    """About `decisions` recorded decisions (whole games only) of `teacher` in every seat, observed in
+    `obs_layout` ('full' or 'compact')."""
     from tqdm import tqdm
 
     from v1919_env.game import Game, card_tables
@@ -98,10 +100,11 @@ def teacher_decisions(teacher: str, decisions: int, num_players: int, reward, ga
     code = COMPILED_POLICIES[teacher]
     rng = np.random.default_rng(seed)
     chunk = GAMES_PER_CHUNK * 600
-    buf_obs = np.zeros((chunk + 4096, OBS_SIZE), np.float32)
+    layout, size = layout_of(obs_layout)
+    buf_obs = np.zeros((chunk + 4096, size), np.float32)
     buf_mask = np.zeros((chunk + 4096, NUM_ACTIONS), np.int8)
     acts, seats, games, left = (np.zeros(chunk + 4096, np.int64) for _ in range(4))
-    out_obs = np.empty((decisions, OBS_SIZE), np.float16)
+    out_obs = np.empty((decisions, size), np.float16)
     out_mask = np.empty((decisions, NUM_ACTIONS), bool)
     out_act = np.empty(decisions, np.int64)
     out_ret = np.empty(decisions, np.float32)
@@ -110,7 +113,8 @@ def teacher_decisions(teacher: str, decisions: int, num_players: int, reward, ga
     while n_out < decisions:
         seeds = rng.integers(0, 2 ** 62, size=GAMES_PER_CHUNK, dtype=np.int64)
         S = np.zeros((GAMES_PER_CHUNK, STATE_SIZE), STATE_DTYPE)
-        n, g = play_and_record(S, T, num_players, seeds, var, code, buf_obs, buf_mask, acts, seats, games, left)
+        n, g = play_and_record(S, T, num_players, seeds, var, code, buf_obs, buf_mask, acts, seats, games, left,
+                               layout)
         final = np.zeros((g, num_players), np.float32)
         for k in range(g):
             scores = Game(S[k], cards, T).scores()

@@ -208,7 +208,7 @@ VECTOR_OPPONENTS = ("random", "rulebot")
 
 
 def bench_vector_env(num_players: int, seconds: float, sizes=VECTOR_SIZES, opponents=VECTOR_OPPONENTS,
-                     seed: int = 0, rounds: int = 9) -> list[dict]:
+                     seed: int = 0, rounds: int = 9, layouts=("full",)) -> list[dict]:
     """Learner steps/s of the vector env (v1919_env.envs.vector_env) for each number of games in `sizes`
     against each compiled opponent: one step = VectorEnv.step (SB3 protocol: the learner's actions,
     the opponents' decisions up to its next ones, rewards, auto-reset, infos, observations and
@@ -217,7 +217,8 @@ def bench_vector_env(num_players: int, seconds: float, sizes=VECTOR_SIZES, oppon
     scoring of ended games). Rates are learner steps per second of the process's CPU time (one
     core; time waiting for a busy machine's CPU excluded), medians of `rounds` rounds after 200
     warm-up steps; `*_wall` are the same per wall-clock second, `best_*` the best round. The
-    learner's actions (uniformly random legal) are drawn outside the timed calls."""
+    learner's actions (uniformly random legal) are drawn outside the timed calls. One row per
+    observation layout in `layouts` (the env's obs_layout)."""
     from v1919_env.envs.vector_env import VectorEnv
     from v1919_env.envs.vector_kernels import G_NLEGAL
 
@@ -236,38 +237,37 @@ def bench_vector_env(num_players: int, seconds: float, sizes=VECTOR_SIZES, oppon
 
     variants = (("steps_per_s", True), ("no_score_info_steps_per_s", False))
     out = []
-    for opp in opponents:
-        for n in sizes:
-            row = {"num_envs": n, "opponent": opp}
-            envs = [VectorEnv(num_envs=n, num_players=num_players, opponents=[opp], seed=seed, score_info=si)
-                    for _, si in variants]
-            rngs = [np.random.default_rng(seed) for _ in variants]
-            for env, rng in zip(envs, rngs):
-                env.reset()
-                for _ in range(200):                 # the games' phases spread out (all start at turn 1)
-                    play(env, rng, 0.0)
-            res = [[] for _ in variants]
-            for _ in range(rounds):
-                for k, (env, rng) in enumerate(zip(envs, rngs)):
-                    res[k].append(play(env, rng, seconds / rounds / len(variants)))
-            for (key, _), r in zip(variants, res):
-                cpu_rates = sorted(st / c for st, c, _ in r)
-                wall_rates = sorted(st / w for st, _, w in r)
-                row[key] = cpu_rates[len(r) // 2]
-                row["best_" + key] = cpu_rates[-1]
-                row[key + "_wall"] = wall_rates[len(r) // 2]
-            out.append(row)
+    for layout, opp, n in ((lay, opp, n) for lay in layouts for opp in opponents for n in sizes):
+        row = {"num_envs": n, "opponent": opp, "obs_layout": layout}
+        envs = [VectorEnv(num_envs=n, num_players=num_players, opponents=[opp], seed=seed, score_info=si,
+                          obs_layout=layout) for _, si in variants]
+        rngs = [np.random.default_rng(seed) for _ in variants]
+        for env, rng in zip(envs, rngs):
+            env.reset()
+            for _ in range(200):                 # the games' phases spread out (all start at turn 1)
+                play(env, rng, 0.0)
+        res = [[] for _ in variants]
+        for _ in range(rounds):
+            for k, (env, rng) in enumerate(zip(envs, rngs)):
+                res[k].append(play(env, rng, seconds / rounds / len(variants)))
+        for (key, _), r in zip(variants, res):
+            cpu_rates = sorted(st / c for st, c, _ in r)
+            wall_rates = sorted(st / w for st, _, w in r)
+            row[key] = cpu_rates[len(r) // 2]
+            row["best_" + key] = cpu_rates[-1]
+            row[key + "_wall"] = wall_rates[len(r) // 2]
+        out.append(row)
     return out
 
 
 def format_vector(rows: list[dict]) -> list[str]:
     """Table lines of bench_vector_env's rows."""
     lines = ["  vector env, VectorEnv.step with observations + masks, rewards, auto-reset (learner steps per CPU "
-             "second, one core; goal 500,000 at 256 games vs random):",
-             f"    {'opponents':<11}{'games':>6}{'steps/s':>11}{'(wall)':>11}{'without scores in infos':>25}"
-             f"{'(wall)':>11}"]
+             "second, one core; goal 500,000 at 256 games vs random, 1,000,000 with the compact layout):",
+             f"    {'layout':<9}{'opponents':<11}{'games':>6}{'steps/s':>11}{'(wall)':>11}"
+             f"{'without scores in infos':>25}{'(wall)':>11}"]
     for r in rows:
-        lines.append(f"    {r['opponent']:<11}{r['num_envs']:>6}{r['steps_per_s']:>11,.0f}"
+        lines.append(f"    {r.get('obs_layout', 'full'):<9}{r['opponent']:<11}{r['num_envs']:>6}{r['steps_per_s']:>11,.0f}"
                      f"{r['steps_per_s_wall']:>11,.0f}{r['no_score_info_steps_per_s']:>25,.0f}"
                      f"{r['no_score_info_steps_per_s_wall']:>11,.0f}")
     return lines
@@ -477,7 +477,8 @@ def main(args) -> int:
         res = {"num_players": args.players, alone.name: out}
         text = "\n".join(alone.format(out))
     elif getattr(args, "vector", False):         # only the vector env figures
-        res = {"num_players": args.players, "vector_env": bench_vector_env(args.players, args.seconds)}
+        res = {"num_players": args.players,
+               "vector_env": bench_vector_env(args.players, args.seconds, layouts=("full", "compact"))}
         text = "\n".join([f"v1919 bench --vector: {args.players} players, one core"] + format_vector(res["vector_env"]))
     else:
         res = run(args.players, args.seconds, cold=not args.no_cold, quiet=args.json, envs=args.env)

@@ -362,3 +362,56 @@ def test_a_value_head_per_seat_on_older_shards_is_refused_naming_the_array(data_
         fitmod.fit(cfg, tmp_path / "fit", progress=False)
     with pytest.raises(selfplay.ConfigError, match="train"):
         fitmod.load_config(raw={"data": [str(old)], "train": "policy"})
+
+
+def test_records_observed_again_give_the_recorded_observations(data_dir):
+    """The positions a shard keeps give its recorded observations again (float16), so a network of
+    another layout (the compact one) is fitted on the same decisions."""
+    d = shards.load(data_dir, "all", keys=("obs", "state", "seat"))
+    assert np.array_equal(shards.observe_again(d, "full"), d["obs"])
+    compact = shards.observe_again(d, "compact")
+    assert compact.shape == (len(d["obs"]), 894) and compact.dtype == np.float16
+
+
+def test_a_compact_network_is_fitted_loaded_searched_and_played(data_dir, tmp_path):
+    """A MaskablePPO network on the compact layout: fit (value per seat, rows observed again from the
+    shards' positions), then `learned` plays it in an arena game (it observes the game itself) and
+    `guided` searches with it (one compact row a leaf)."""
+    from sb3_contrib import MaskablePPO
+
+    from agents import make_agent
+    from agents.arena.play import run_game, seat_spec
+    from agents.learned import LearnedAgent
+    from agents.seat import observe_seat
+    from training.envs import SB3VectorEnv
+    from v1919_env.game import Game
+
+    env = SB3VectorEnv(num_envs=2, num_players=4, obs_layout="compact", seed=0)
+    init = tmp_path / "compact_init.zip"
+    MaskablePPO("MlpPolicy", env, n_steps=8, batch_size=16, policy_kwargs={"net_arch": [32]}, device="cpu",
+                seed=0).save(str(init))
+    cfg = fitmod.load_config(raw={"data": [str(data_dir)], "init": str(init), "epochs": 1, "batch_size": 32,
+                                  "learning_rate": 1e-3, "seat_values": True})
+    res = fitmod.fit(cfg, tmp_path / "fit", progress=False)
+    assert res["after"]["cross_entropy"] < res["before"]["cross_entropy"]
+    ck = str(tmp_path / "fit" / "checkpoints" / "net.zip")
+    net = LearnedAgent(path=ck)
+    assert net.obs_layout == "compact" and net.seat_values and net.needs_game
+    g = Game.new(4, seed=5, variant="short15")
+    full, mask = observe_seat(g, g.current_player)
+    compact, _ = observe_seat(g, g.current_player, obs_layout="compact")
+    assert net.act(full, mask, g.clone()) == net.act(compact, mask)
+    assert net.evaluate_batch(compact[None], mask[None])[1].shape == (1, 4)
+    record = run_game([make_agent("learned", path=ck), *(make_agent("random") for _ in range(3))],
+                      [seat_spec("learned"), *(seat_spec("random") for _ in range(3))], num_players=4, seed=3,
+                      variant="short15")
+    assert record["result"]["winners"] and not record["result"].get("forfeit")
+    guided = make_agent("guided", path=ck, iterations=8, batch_size=4)
+    assert mask[guided.act(full, mask, g.clone())]
+    eng = guided.engine(4)
+    assert eng.rows == 1 and eng.width == 894 and eng.compiled is not None
+    from agents.batch_search import search            # the compiled pass (a plain MlpPolicy, Tanh) is torch's
+    c = search([g], path=ck, iterations=12, batch_size=4, forward="compiled", seeds=[1])[0]
+    t = search([g], path=ck, iterations=12, batch_size=4, forward="torch", seeds=[1])[0]
+    assert np.array_equal(c.visits, t.visits) and c.root_value == pytest.approx(t.root_value, abs=2e-5)
+    assert np.allclose(c.priors, t.priors, atol=2e-6)

@@ -45,3 +45,11 @@ def step_and_observe_as(s, T, a, buf, out, mask, layout):
     if s[GAME_OVER] == 0:
         observe_and_mask_as(s, T, s[PENDING_PLAYER], out, mask, buf, layout)
     return True
+
+
+@njit(cache=True, _nrt=False)
+def observe_states(S, T, seats, out, layout):
+    """out[k] = the observation of seat seats[k] in position S[k], in `layout` (positions kept as
+    state arrays, e.g. a self-play buffer's, observed again in another layout)."""
+    for k in range(S.shape[0]):
+        observe_as(S[k], T, seats[k], out[k], layout)
