@@ -18,9 +18,10 @@ ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "training" / "examples" / "alphazero_lockstep.py"
 
 
-def test_the_script_plays_fits_and_evaluates(tmp_path):
+@pytest.mark.parametrize("layout", ["full", "compact"])
+def test_the_script_plays_fits_and_evaluates(tmp_path, layout):
     cmd = [sys.executable, str(SCRIPT), "--iterations", "1", "--games", "3", "--simulations", "4",
-           "--eval-deals", "1", "--epochs", "1"]
+           "--eval-deals", "1", "--epochs", "1", "--obs-layout", layout]
     r = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
     assert re.search(r"^iteration 0: vs 3 random [\d.]+% \[[\d.]+%, [\d.]+%\] of 4 games \(untrained\)$", r.stdout, re.M)
@@ -35,7 +36,8 @@ def test_self_play_targets():
     spec.loader.exec_module(az)
     torch.manual_seed(0)
     obs, pis, masks, values = az.self_play(az.Net(hidden=32), 2, 4, seed=5)
-    assert len(obs) == len(pis) == len(masks) == len(values) > 100
+    assert len(obs) == len(pis) == len(masks) == len(values) > 100 and obs.shape[1] == 2032
+    assert az.self_play(az.Net(hidden=32, obs_layout="compact"), 1, 4, seed=5)[0].shape[1] == 894
     assert np.allclose(pis.sum(1), 1.0) and not (pis * ~masks).any()
     assert (np.abs(values) <= 1).all() and (values.max(1) > 0).all()        # win_loss: someone won
     assert (values[:, 0] == values[:, 0]).all() and values.shape[1] == 4

@@ -11,6 +11,8 @@ nothing yet (0: the value head alone, as AlphaZero). The network is then fitted 
 distributions and to every seat's final reward (win_loss) of the games, as AlphaZero does, and
 evaluated alone (its most probable move) against three `random` agents, seats rotated over whole
 deals, with a Wilson 95% interval. A torch MLP, one CPU thread; a few minutes on a laptop core.
+`--obs-layout compact` gives the network the compact observation (894 floats instead of 2,032,
+docs/observation.md): a smaller first layer, faster passes.
 """
 from __future__ import annotations
 
@@ -27,7 +29,7 @@ from agents.batch_search import search
 from agents.seat import observe_seat
 from v1919_env.actions import NUM_ACTIONS
 from v1919_env.core.layout import SEATING
-from v1919_env.core.observe import OBS_SIZE
+from v1919_env.core.observations import layout_of
 from v1919_env.game import Game
 from v1919_env.rewards import terminal_rewards
 
@@ -37,9 +39,11 @@ PLAYERS = 4
 class Net(nn.Module):
     """The decider's observation -> (logits over the action ids, a value per seat: the decider first)."""
 
-    def __init__(self, hidden: int = 256):
+    def __init__(self, hidden: int = 256, obs_layout: str = "full"):
         super().__init__()
-        self.body = nn.Sequential(nn.Linear(OBS_SIZE, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU())
+        self.obs_layout = obs_layout
+        size = layout_of(obs_layout)[1]
+        self.body = nn.Sequential(nn.Linear(size, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU())
         self.policy = nn.Linear(hidden, NUM_ACTIONS)
         self.value = nn.Linear(hidden, PLAYERS)
 
@@ -72,10 +76,10 @@ def self_play(net: Net, games: int, simulations: int, seed: int, rollout_mix: fl
             break
         res = search([live[i] for i in todo], evaluate, seeds=[seed + 7919 * step + i for i in todo],
                      iterations=simulations, batch_size=8, root="gumbel", rollout_mix=rollout_mix,
-                     rollout="random")
+                     rollout="random", obs_layout=net.obs_layout)
         for i, r in zip(todo, res):
             g = live[i]
-            obs, mask = observe_seat(g, g.current_player)
+            obs, mask = observe_seat(g, g.current_player, obs_layout=net.obs_layout)
             pi = np.zeros(NUM_ACTIONS, np.float32)
             pi[r.actions] = r.visits / r.visits.sum()
             rows[i].append((obs, mask.astype(bool), pi, g.current_player))
@@ -123,7 +127,7 @@ def evaluate_alone(net: Net, deals: int, seed: int) -> tuple[float, tuple[float,
             rnd = [make_agent("random", seed=seed + 10 * d + p) for p in range(PLAYERS)]
             while not g.is_over:
                 p = g.current_player
-                obs, mask = observe_seat(g, p)
+                obs, mask = observe_seat(g, p, obs_layout=net.obs_layout)
                 if p == mine:
                     with torch.no_grad():
                         logits, _ = net(torch.from_numpy(obs[None]))
@@ -154,10 +158,12 @@ def main(argv=None) -> None:
                     help="weight of a random playout in a leaf's value (the rest: the value head); 0: pure AlphaZero")
     ap.add_argument("--eval-deals", type=int, default=25, help="deals of the evaluation (4 games each)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--obs-layout", choices=("full", "compact"), default="full",
+                    help="the network's observation (compact: 894 floats)")
     args = ap.parse_args(argv)
     torch.set_num_threads(1)
     torch.manual_seed(args.seed)
-    net = Net()
+    net = Net(obs_layout=args.obs_layout)
     opt = torch.optim.Adam(net.parameters(), lr=1e-3)
     rate, ci, n = evaluate_alone(net, args.eval_deals, 1_000_000)
     print(f"iteration 0: vs 3 random {rate:.1%} [{ci[0]:.1%}, {ci[1]:.1%}] of {n} games (untrained)", flush=True)
