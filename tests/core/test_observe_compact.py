@@ -118,3 +118,31 @@ def test_the_two_player_usa_faction_and_the_solitaire_point_of_view():
         assert seats[:, 0].sum() == n
         me = int(g.state[L.SOLO_FACTION]) if players == 1 else 0
         assert int(np.argmax(seats[0, 8:8 + L.N_NATIONS])) == me
+
+
+def _compact_digest() -> str:
+    """sha256 of the compact observation of every seat at every step of seeded random games (1 to 4
+    players)."""
+    import hashlib
+
+    h = hashlib.sha256()
+    out = np.empty(COMPACT_SIZE, np.float32)
+    for players in (1, 2, 3, 4):
+        g = Game.new(num_players=players, seed=7)
+        rng = np.random.default_rng(players)
+        while not g.is_over:
+            for seat in range(players):
+                observe_compact(g.state, g.T, seat, out)
+                h.update(out.tobytes())
+            legal = g.legal_actions()
+            g.step(int(legal[rng.integers(len(legal))]))
+    return h.hexdigest()[:16]
+
+
+def test_the_fingerprint_of_compact_observation_version_1():
+    """A changed encoding changes this digest: then COMPACT_OBSERVATION_VERSION goes up
+    (docs/versioning.md) and the digest here with it."""
+    from v1919_env.envs.versions import COMPACT_OBSERVATION_VERSION
+
+    assert COMPACT_OBSERVATION_VERSION == 1
+    assert _compact_digest() == "70d6c262096264ff"
