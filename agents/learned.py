@@ -56,6 +56,7 @@ class LearnedAgent(Agent):
                  device: str = "cpu"):
         p = Path(path) if path is not None else DEFAULT_WEIGHTS
         self.rllib = None
+        self.obs_layout = "full"
         if p.is_dir():              # an RLlib checkpoint (`v1919 train-rllib`): agents/learned_rllib.py
             from .learned_rllib import RLlibPolicy
 
