@@ -10,7 +10,7 @@ import numpy as np
 
 from v1919_env.actions import NUM_ACTIONS
 from v1919_env.core import layout as L
-from v1919_env.core.observations import layout_of, observe_and_mask_as
+from v1919_env.core.observations import kernels_of
 from v1919_env.game import Game, hand_off_rng
 
 __all__ = ["hand_off", "hand_off_rng", "observe_seat"]
@@ -21,11 +21,10 @@ def observe_seat(game: Game, seat: int, buf: np.ndarray | None = None,
     """Fresh (observation, action mask) of `seat`, as the environments build them (fresh arrays: an
     agent may keep them), in `obs_layout` ('full' or 'compact'); `buf` is scratch of L.MAX_LEGAL int64
     (made when None)."""
-    code, size = layout_of(obs_layout)
-    obs = np.empty(size, np.float32)
+    k = kernels_of(obs_layout)
+    obs = np.empty(k.size, np.float32)
     mask = np.empty(NUM_ACTIONS, np.int8)
-    observe_and_mask_as(game.state, game.T, seat, obs, mask,
-                        np.empty(L.MAX_LEGAL, np.int64) if buf is None else buf, code)
+    k.observe_and_mask(game.state, game.T, seat, obs, mask, np.empty(L.MAX_LEGAL, np.int64) if buf is None else buf)
     return obs, mask
 
 

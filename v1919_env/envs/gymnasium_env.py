@@ -43,7 +43,7 @@ from gymnasium import spaces
 
 from v1919_env.actions import NUM_ACTIONS, IllegalActionError, action_id
 from v1919_env.core import layout as L
-from v1919_env.core.observations import layout_of, observe_and_mask_as
+from v1919_env.core.observations import kernels_of
 from v1919_env.core.bots import play_until, policy_action
 from v1919_env.core.step import legal, play_random_until, try_step
 from v1919_env.game import Game, hand_off_rng
@@ -135,7 +135,8 @@ class Versailles1919Env(gym.Env):
         self.reward_kind = reward
         self.score_info = bool(score_info)
         self.obs_mode = obs_mode
-        self._layout, self._obs_size = layout_of(obs_layout)
+        self._kernels = kernels_of(obs_layout)
+        self._obs_size = self._kernels.size
         self.obs_layout = obs_layout
         self.render_mode = render_mode
         self.config = dict(variant=variant, negotiation=negotiation, card_set=card_set, seating=seating)
@@ -202,7 +203,7 @@ class Versailles1919Env(gym.Env):
     def _observe(self, seat: int):
         obs = np.empty(self._obs_size, np.float32)
         mask = np.empty(NUM_ACTIONS, np.int8)
-        observe_and_mask_as(self.game.state, self.game.T, seat, obs, mask, self._buf, self._layout)
+        self._kernels.observe_and_mask(self.game.state, self.game.T, seat, obs, mask, self._buf)
         if self.obs_mode == "dict":
             return {"observation": obs, "action_mask": mask}
         return obs
@@ -230,7 +231,7 @@ class Versailles1919Env(gym.Env):
                 continue
             obs = np.empty(self._obs_size, np.float32)      # fresh arrays: a policy may keep them
             mask = np.empty(NUM_ACTIONS, np.int8)
-            observe_and_mask_as(g.state, g.T, p, obs, mask, self._buf, self._layout)
+            self._kernels.observe_and_mask(g.state, g.T, p, obs, mask, self._buf)
             try:
                 if hasattr(pol, "act"):
                     a = pol.act(obs, mask, game=g.information_set(p, int(self._hand.integers(1 << 62)))) \

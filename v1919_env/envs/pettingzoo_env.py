@@ -21,7 +21,7 @@ from pettingzoo import AECEnv
 
 from v1919_env.actions import NUM_ACTIONS, IllegalActionError, action_id
 from v1919_env.core import layout as L
-from v1919_env.core.observations import layout_of, observe_and_mask_as, step_and_observe_as
+from v1919_env.core.observations import kernels_of, layout_of
 from v1919_env.core.step import legal
 from v1919_env.game import Game
 from v1919_env.view.text import RENDER_MODES, render_mode_output
@@ -126,7 +126,8 @@ class raw_env(AECEnv):
                  faction: str | None = None, target_vp: int = L.SOLO_DEFAULT_TARGET, max_cycles: int | None = None,
                  obs_layout: str = "full"):
         super().__init__()
-        self._layout, self._obs_size = layout_of(obs_layout)
+        self._kernels = kernels_of(obs_layout)
+        self._obs_size = self._kernels.size
         self.obs_layout = obs_layout
         if max_cycles is not None and (isinstance(max_cycles, bool) or not isinstance(max_cycles, (int, np.integer))
                                        or max_cycles < 1):
@@ -238,7 +239,7 @@ class raw_env(AECEnv):
     def _observe_arrays(self, seat: int):
         obs = np.empty(self._obs_size, np.float32)
         mask = np.empty(NUM_ACTIONS, np.int8)
-        observe_and_mask_as(self.game.state, self.game.T, seat, obs, mask, self._buf, self._layout)
+        self._kernels.observe_and_mask(self.game.state, self.game.T, seat, obs, mask, self._buf)
         if self._penalized:
             mask[:] = 0                  # the episode ended on an illegal action: nothing is legal
         return obs, mask
@@ -300,7 +301,7 @@ class raw_env(AECEnv):
         try:
             obs = np.empty(self._obs_size, np.float32)
             mask = np.empty(NUM_ACTIONS, np.int8)
-            if not step_and_observe_as(g.state, g.T, a, self._buf, obs, mask, self._layout):
+            if not self._kernels.step_and_observe(g.state, g.T, a, self._buf, obs, mask):
                 g.step(a)                   # raises the core's error naming the phase and the legal actions
             st = g.state
             self._cached = (st[L.PENDING_PLAYER], st[L.DECISIONS], obs, mask) if not st[L.GAME_OVER] else None
