@@ -24,7 +24,7 @@ DIALECT = "https://json-schema.org/draft/2020-12/schema"
 # kind: (the model, the loader, a title, the shipped configs of the kind (globs under configs/))
 KINDS = {
     "train": ("training.config:TrainConfig", "training.config:load_config",
-              "v1919 training config (v1919 train)", ["train/*.yaml"]),
+              "v1919 training config (v1919 train)", ["train/*.yaml", "experiments/train/*.yaml"]),
     "rllib": ("training.rllib.config:RLlibConfig", "training.rllib.config:load_config",
               "v1919 RLlib training config (v1919 train-rllib)", ["train/rllib_*.yaml"]),
     "tournament": ("agents.arena.tournament.config:TournamentFile", "agents.arena.tournament.config:load_config",

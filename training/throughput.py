@@ -10,7 +10,9 @@ rollouts (the PUCT teacher of teacher_4p.yaml: rollout_mix 1, bot_prior 0.5):
   exactly as that code did, same visits and moves);
 - `lockstep, compiled`: every position searched in the same steps, the compiled forward pass;
 - `lockstep, value per seat`: the same with a network that values every seat from the decider's row
-  (one row a leaf; the shipped network given a SeatValueHead: for speed, its values untrained).
+  (one row a leaf; the shipped network given a SeatValueHead: for speed, its values untrained);
+- `lockstep, compact`: the same on the compact observation (894 floats, docs/observation.md): the
+  shipped compact network (agents/weights/compact_4p.zip, the same body) given a SeatValueHead.
 
 Each figure counts the searches of the positions given (`v1919 bench` gives 64 real positions: rule-bot
 games, about one decision in twelve) repeated for at least `seconds`; with workers > 1 as many
@@ -21,18 +23,21 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import time
+from pathlib import Path
 
 import numpy as np
 
 from v1919_env.bench import Section
 
+COMPACT_WEIGHTS = Path(__file__).resolve().parents[1] / "agents" / "weights" / "compact_4p.zip"
+
 SEARCHES = {"rule-free": {"root": "gumbel"}, "rule-bot rollouts": {"rollout_mix": 1.0, "bot_prior": 0.5}}
-PATHS = ("per game, torch", "lockstep, compiled", "lockstep, value per seat")
+PATHS = ("per game, torch", "lockstep, compiled", "lockstep, value per seat", "lockstep, compact")
 
 
-def seat_values_network(path: str) -> str:
-    """The shipped 4-player network with a value head per seat (untrained columns: for speed only),
-    saved once at `path`."""
+def seat_values_network(path: str, source: str | None = None) -> str:
+    """The shipped 4-player network (or `source`) with a value head per seat (untrained columns: for
+    speed only), saved once at `path`."""
     from pathlib import Path
 
     from sb3_contrib import MaskablePPO
@@ -42,12 +47,12 @@ def seat_values_network(path: str) -> str:
     from .policy import with_seat_values
 
     if not Path(path).is_file():
-        with_seat_values(MaskablePPO.load(str(DEFAULT_WEIGHTS), device="cpu")).save(path)
+        with_seat_values(MaskablePPO.load(str(source or DEFAULT_WEIGHTS), device="cpu")).save(path)
     return path
 
 
 def measure(path_name: str, search: str, positions: list, seconds: float, iterations: int = 32,
-            seat_net: str | None = None) -> dict:
+            seat_net: str | None = None, compact_net: str | None = None) -> dict:
     """Searched decisions per second and per CPU second of one path on `positions` (repeated for at
     least `seconds`), with the engine's forward share and rows a pass (lockstep paths)."""
     import torch
@@ -69,7 +74,8 @@ def measure(path_name: str, search: str, positions: list, seconds: float, iterat
     else:
         from agents.guided import GuidedAgent
 
-        extra = {"path": seat_net, "players": 4} if path_name == "lockstep, value per seat" else {}
+        net = {"lockstep, value per seat": seat_net, "lockstep, compact": compact_net}.get(path_name)
+        extra = {"path": net, "players": 4} if net else {}
         agent = GuidedAgent(forward="compiled", **opts, **extra)
         eng = Lockstep(agent, len(positions), 4)             # made once, as a selfplay worker does
 
@@ -112,13 +118,16 @@ def bench_selfplay(positions: list, seconds: float = 3.0, workers=(1, 2), iterat
     pos = positions
     with tempfile.TemporaryDirectory() as d:
         seat = seat_values_network(f"{d}/seat_values.zip")
+        compact = seat_values_network(f"{d}/compact.zip", COMPACT_WEIGHTS) if COMPACT_WEIGHTS.is_file() else None
         rows = []
         for search in SEARCHES:
             for path_name in PATHS:
+                if path_name == "lockstep, compact" and compact is None:
+                    continue
                 for w in workers:
                     if not quiet:
                         print(f"  selfplay: {path_name}, {search}, {w} worker(s)", flush=True)
-                    args = (path_name, search, pos, seconds, iterations, seat)
+                    args = (path_name, search, pos, seconds, iterations, seat, compact)
                     if w == 1:
                         res = [measure(*args)]
                     else:

@@ -178,7 +178,10 @@ def test_the_vector_bench_prints_a_row_per_opponent_and_size():
                                                               ("rulebot", 4)]
     assert all(r["steps_per_s"] > 0 and r["no_score_info_steps_per_s"] > 0 for r in rows)
     lines = format_vector(rows)
-    assert len(lines) == 2 + len(rows) and lines[-1].split()[:2] == ["rulebot", "4"]
+    assert len(lines) == 2 + len(rows) and lines[-1].split()[:3] == ["full", "rulebot", "4"]
+    compact = bench_vector_env(4, 0.01, sizes=(2,), opponents=("random",), layouts=("full", "compact"))
+    assert [r["obs_layout"] for r in compact] == ["full", "compact"]
+    assert format_vector(compact)[-1].split()[:3] == ["compact", "random", "2"]
 
 
 class IllegalOnce(HashedBatchPolicy):
