@@ -12,7 +12,8 @@ rollouts (the PUCT teacher of teacher_4p.yaml: rollout_mix 1, bot_prior 0.5):
 - `lockstep, value per seat`: the same with a network that values every seat from the decider's row
   (one row a leaf; the shipped network given a SeatValueHead: for speed, its values untrained);
 - `lockstep, compact`: the same on the compact observation (894 floats, docs/observation.md): the
-  shipped compact network (agents/weights/compact_4p.zip, the same body) given a SeatValueHead.
+  shipped network's body (trunk 256, heads 128) over the compact layout, untrained (for speed only:
+  a trained one runs at the same rate, docs/benchmarks.md), with a value head per seat.
 
 Each figure counts the searches of the positions given (`v1919 bench` gives 64 real positions: rule-bot
 games, about one decision in twelve) repeated for at least `seconds`; with workers > 1 as many
@@ -23,21 +24,18 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import time
-from pathlib import Path
 
 import numpy as np
 
 from v1919_env.bench import Section
 
-COMPACT_WEIGHTS = Path(__file__).resolve().parents[1] / "agents" / "weights" / "compact_4p.zip"
-
 SEARCHES = {"rule-free": {"root": "gumbel"}, "rule-bot rollouts": {"rollout_mix": 1.0, "bot_prior": 0.5}}
 PATHS = ("per game, torch", "lockstep, compiled", "lockstep, value per seat", "lockstep, compact")
 
 
-def seat_values_network(path: str, source: str | None = None) -> str:
-    """The shipped 4-player network (or `source`) with a value head per seat (untrained columns: for
-    speed only), saved once at `path`."""
+def seat_values_network(path: str) -> str:
+    """The shipped 4-player network with a value head per seat (untrained columns: for speed only),
+    saved once at `path`."""
     from pathlib import Path
 
     from sb3_contrib import MaskablePPO
@@ -47,7 +45,23 @@ def seat_values_network(path: str, source: str | None = None) -> str:
     from .policy import with_seat_values
 
     if not Path(path).is_file():
-        with_seat_values(MaskablePPO.load(str(source or DEFAULT_WEIGHTS), device="cpu")).save(path)
+        with_seat_values(MaskablePPO.load(str(DEFAULT_WEIGHTS), device="cpu")).save(path)
+    return path
+
+
+def compact_network(path: str, body: dict | None = None) -> str:
+    """A network of `body` (default the shipped one's: trunk 256, heads 128) over the compact
+    layout with a value head per seat, untrained (seed 0), saved at `path`."""
+    from sb3_contrib import MaskablePPO
+
+    from .envs import SB3VectorEnv
+    from .policy import policy_kwargs, with_seat_values
+
+    body = body or {"trunk": [256], "pi": [128], "vf": [128], "activation": "relu"}
+    env = SB3VectorEnv(num_envs=2, num_players=4, obs_layout="compact", seed=0)
+    model = MaskablePPO("MlpPolicy", env, policy_kwargs=policy_kwargs({"policy": body}), n_steps=8, batch_size=16,
+                        device="cpu", seed=0)
+    with_seat_values(model).save(path)
     return path
 
 
@@ -118,12 +132,10 @@ def bench_selfplay(positions: list, seconds: float = 3.0, workers=(1, 2), iterat
     pos = positions
     with tempfile.TemporaryDirectory() as d:
         seat = seat_values_network(f"{d}/seat_values.zip")
-        compact = seat_values_network(f"{d}/compact.zip", COMPACT_WEIGHTS) if COMPACT_WEIGHTS.is_file() else None
+        compact = compact_network(f"{d}/compact.zip")
         rows = []
         for search in SEARCHES:
             for path_name in PATHS:
-                if path_name == "lockstep, compact" and compact is None:
-                    continue
                 for w in workers:
                     if not quiet:
                         print(f"  selfplay: {path_name}, {search}, {w} worker(s)", flush=True)
