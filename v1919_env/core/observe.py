@@ -67,12 +67,17 @@ OBS_SLICES = (
                                              "the 2-player game's USA faction sits as a seat of its own)"),
 )
 
-_offs = {}
-_o = 0
-for _name, _n, _ in OBS_SLICES:
-    _offs[_name] = _o
-    _o += _n
-OBS_SIZE = _o
+
+def slice_offsets(slices) -> tuple[dict[str, int], int]:
+    """({name: offset}, total size) of a layout's (name, size, description) slices, laid end to end."""
+    offs, o = {}, 0
+    for name, n, _ in slices:
+        offs[name] = o
+        o += n
+    return offs, o
+
+
+_offs, OBS_SIZE = slice_offsets(OBS_SLICES)
 O_PRESENT, O_INF_AV, O_INF_EX, O_MIL_AV, O_MIL_EX, O_MIL_DM, O_DEPLOYED, O_PHAPPY, O_PSTRAT, O_PSTARS, O_NHAPPY, \
     O_NSIGN, O_MYNAT, O_UNREST, O_KEG, O_SLOT_ISSUE, O_SLOT_CUBES, O_DISC3, O_SET_CTRL, O_SET_OPT, O_SET_NAVAL, \
     O_SET_CTRS, O_CTRS, O_EV_TABLE, O_EV_CUBE, O_EV_WAIT, O_DECKS, O_STRAT_DEALT, O_DRAFT, O_TURN, O_ACTIVE, O_DECISION, O_DECIDER, \
@@ -101,18 +106,99 @@ def _relp(s, rels, p, me, n):
 
 
 @njit(cache=True, _nrt=False)
-def observe(s, T, seat, out):
-    """Write seat's observation into out (float32, OBS_SIZE). In the solitaire game the point of
-    view is the faction the player controls now (EN:836-838, EN:949-953), whichever seat is asked."""
-    out[:] = 0.0
+def point_of_view(s, seat):
+    """(the observing seat: in the solitaire game the faction the player controls now, EN:836-838 and
+    EN:949-953, whichever seat is asked; the player count; its table position; the relative seats
+    of seats 0..MAX_PLAYERS-1, a byte each)."""
     if s[MODE] == MODE_SOLO:
         seat = s[SOLO_FACTION]
     n = s[NUM_PLAYERS]
     me = seat_position(s, seat)
-    # relative seats of seats 0..MAX_PLAYERS-1, a byte each
     rels = 0
     for p in range(MAX_PLAYERS):
         rels |= _rel(s, p, me, n) << (8 * p)
+    return seat, n, me, rels
+
+
+@njit(cache=True, _nrt=False)
+def settled_counters(s, T, i, o, slot):
+    """The strategy counters of kind `slot` (vocab.COUNTERS) that settled issue i placed with option o."""
+    c = T[T_OPT_CTR + (i * 4 + o) * N_COUNTERS + slot]
+    if slot == 5:                 # UK-or-USA naval counters placed as UK / USA
+        c += s[ISSUE_NAVAL_UK + i]
+    elif slot == 7:
+        c += T[T_OPT_NAVAL + i * 4 + o] - s[ISSUE_NAVAL_UK + i]
+    return c
+
+
+@njit(cache=True, _nrt=False)
+def write_nations(s, T, out, o_happy, o_sign):
+    """Each nation's happiness / 30 at o_happy and, at o_sign, 1 where it is at the signing threshold."""
+    sign = T[T_SIGN]
+    for nat in range(N_NATIONS):
+        h = s[HAPPY + nat]
+        out[o_happy + nat] = h / 30.0
+        if h >= sign:
+            out[o_sign + nat] = 1.0
+
+
+@njit(cache=True, _nrt=False)
+def write_progress(s, rels, me, n, out, o_decks, o_strat, o_draft, o_turn, o_active, o_decision, o_decider):
+    """The deck sizes, the strategy cards dealt, the draft, the turn, the active seat and the pending
+    decision with its decider, at the given offsets (every layout writes these alike)."""
+    out[o_decks] = s[ISSUE_DECK_N] / 53.0
+    out[o_decks + 1] = s[EV_DECK_N] / 46.0
+    out[o_decks + 2] = s[ISSUE_DISC_N] / 53.0
+    out[o_decks + 3] = s[DEMOB_NEXT] / 6.0
+    for j in range(MAX_PLAYERS + 1):
+        if s[STRAT_DEALT + j] >= 0:
+            out[o_strat + s[STRAT_DEALT + j]] = 1.0
+    out[o_draft] = s[DRAFT_DONE]
+    out[o_turn] = s[TURN_NO] / 200.0
+    out[o_turn + 1] = s[POL_DONE]
+    out[o_turn + 2] = s[MIL_DONE]
+    out[o_turn + 3] = 1.0 if s[GAME_OVER] != 0 else 0.0
+    out[o_active + _relp(s, rels, s[ACTIVE], me, n)] = 1.0
+    if s[GAME_OVER] == 0:
+        out[o_decision + s[PENDING]] = 1.0
+        out[o_decider + _relp(s, rels, s[PENDING_FACTION], me, n)] = 1.0
+    else:
+        out[o_decider + MAX_PLAYERS] = 1.0
+
+
+@njit(cache=True, _nrt=False)
+def pending_context(s):
+    """(the issue being settled or whose option is chosen, or -1; a bidding under way; an uprising
+    under way)."""
+    i = s[SETTLING]
+    if s[PENDING] == D_OPTION or s[PENDING] == D_NAVAL:
+        i = s[STACK + (s[SP] - 1) * FRAME_W + F_A0]
+    bidding = False
+    uprising = False
+    for k in range(s[SP]):
+        proc = s[STACK + k * FRAME_W + F_PROC]
+        if proc == P_BID:
+            bidding = True
+        if proc == P_UPRISING:
+            uprising = True
+    return i, bidding, uprising
+
+
+@njit(cache=True, _nrt=False)
+def write_bid(s, rels, me, n, out, o_bid):
+    """The bidding under way at o_bid: high strength / 8, influence / 15, open, the high bidder."""
+    out[o_bid] = s[BID_STR] / 8.0
+    out[o_bid + 1] = s[BID_INF] / 15.0
+    out[o_bid + 2] = 1.0
+    out[o_bid + 3 + _relp(s, rels, s[BID_HIGH], me, n)] = 1.0
+
+
+@njit(cache=True, _nrt=False)
+def observe(s, T, seat, out):
+    """Write seat's observation into out (float32, OBS_SIZE). In the solitaire game the point of
+    view is the faction the player controls now (EN:836-838, EN:949-953), whichever seat is asked."""
+    out[:] = 0.0
+    seat, n, me, rels = point_of_view(s, seat)
     for k in range(n):
         p = s[SEATING + (me + k) % n]
         out[O_PRESENT + k] = 1.0
@@ -130,12 +216,7 @@ def observe(s, T, seat, out):
         st = s[PLAYER_STRAT + p]
         if st >= 0:
             out[O_PSTRAT + k * N_STRATEGIES + st] = 1.0
-    sign = T[T_SIGN]
-    for nat in range(N_NATIONS):
-        h = s[HAPPY + nat]
-        out[O_NHAPPY + nat] = h / 30.0
-        if h >= sign:
-            out[O_NSIGN + nat] = 1.0
+    write_nations(s, T, out, O_NHAPPY, O_NSIGN)
     out[O_MYNAT + seat] = 1.0
     for r in range(N_REGIONS):
         out[O_UNREST + r * 8 + s[UNREST + r] - 1] = 1.0
@@ -162,13 +243,8 @@ def observe(s, T, seat, out):
         out[O_SET_NAVAL + i] = uk
         if o >= 0:
             out[O_SET_OPT + i * 4 + o] = 1.0
-            base = T_OPT_CTR + (i * 4 + o) * N_COUNTERS
             for slot in range(N_COUNTERS):
-                c = T[base + slot]
-                if slot == 5:                 # UK-or-USA naval counters placed as UK / USA
-                    c += uk
-                elif slot == 7:
-                    c += T[T_OPT_NAVAL + i * 4 + o] - uk
+                c = settled_counters(s, T, i, o, slot)
                 if c != 0:
                     kind = slot if slot < 5 else (5 if slot < 10 else 6)
                     out[O_SET_CTRS + i * 7 + kind] += c / 4.0
@@ -179,43 +255,13 @@ def observe(s, T, seat, out):
     for w in range(2):
         if s[EV_WAIT + w] >= 0:
             out[O_EV_WAIT + w * N_EVENTS + s[EV_WAIT + w]] = 1.0
-    out[O_DECKS] = s[ISSUE_DECK_N] / 53.0
-    out[O_DECKS + 1] = s[EV_DECK_N] / 46.0
-    out[O_DECKS + 2] = nd / 53.0
-    out[O_DECKS + 3] = s[DEMOB_NEXT] / 6.0
-    for j in range(MAX_PLAYERS + 1):
-        if s[STRAT_DEALT + j] >= 0:
-            out[O_STRAT_DEALT + s[STRAT_DEALT + j]] = 1.0
-    out[O_DRAFT] = s[DRAFT_DONE]
-    out[O_TURN] = s[TURN_NO] / 200.0
-    out[O_TURN + 1] = s[POL_DONE]
-    out[O_TURN + 2] = s[MIL_DONE]
-    out[O_TURN + 3] = 1.0 if s[GAME_OVER] != 0 else 0.0
-    out[O_ACTIVE + _relp(s, rels, s[ACTIVE], me, n)] = 1.0
-    if s[GAME_OVER] == 0:
-        out[O_DECISION + s[PENDING]] = 1.0
-        out[O_DECIDER + _relp(s, rels, s[PENDING_FACTION], me, n)] = 1.0
-    else:
-        out[O_DECIDER + MAX_PLAYERS] = 1.0
+    write_progress(s, rels, me, n, out, O_DECKS, O_STRAT_DEALT, O_DRAFT, O_TURN, O_ACTIVE, O_DECISION, O_DECIDER)
     # context of the pending decision
-    i = s[SETTLING]
-    if s[PENDING] == D_OPTION or s[PENDING] == D_NAVAL:
-        i = s[STACK + (s[SP] - 1) * FRAME_W + F_A0]
+    i, bidding, uprising = pending_context(s)
     if i >= 0:
         out[O_SETTLING + i] = 1.0
-    bidding = False
-    uprising = False
-    for k in range(s[SP]):
-        proc = s[STACK + k * FRAME_W + F_PROC]
-        if proc == P_BID:
-            bidding = True
-        if proc == P_UPRISING:
-            uprising = True
     if bidding:
-        out[O_BID] = s[BID_STR] / 8.0
-        out[O_BID + 1] = s[BID_INF] / 15.0
-        out[O_BID + 2] = 1.0
-        out[O_BID + 3 + _relp(s, rels, s[BID_HIGH], me, n)] = 1.0
+        write_bid(s, rels, me, n, out, O_BID)
         out[O_BID + 3 + R + s[BID_ISSUE]] = 1.0
     if uprising and s[UP_REGION] >= 0:
         out[O_UP_REGION + s[UP_REGION]] = 1.0

@@ -11,16 +11,13 @@ from __future__ import annotations
 
 from numba import njit
 
-from .board import seat_position
-from .layout import (ACTIVE, BID_HIGH, BID_INF, BID_ISSUE, BID_STR, D_KEEP, D_NAVAL, D_OPTION, DEMOB_NEXT, DEP_COL,
-                     DRAFT_DONE, DRAWN, EV_CUBE, EV_DECK_N, EV_TABLE, EV_WAIT, F_A0, F_PROC, FRAME_W, GAME_OVER, HAPPY,
-                     INF_AVAIL, INF_EXH, ISSUE_CTRL, ISSUE_DECK_N, ISSUE_DISC, ISSUE_DISC_N, ISSUE_NAVAL_UK, ISSUE_OPT,
-                     KEG, MAX_PLAYERS, MIL_AVAIL, MIL_DEMOB, MIL_DONE, MIL_EXH, MODE, MODE_SOLO, N_COUNTERS, N_EVENTS,
-                     N_ISSUES, N_NATIONS, N_REGIONS, N_SLOTS, N_STRATEGIES, N_TABLE, NUM_PLAYERS, P_BID, P_UPRISING,
-                     PENDING, PENDING_FACTION, PLAYER_STRAT, POL_DONE, SEATING, SETTLING, SLOT_CUBES, SLOT_ISSUE,
-                     SOLO_FACTION, SP, STACK, STRAT_DEALT, TURN_NO, UNREST, UP_REGION)
-from .observe import N_DECISIONS, R, _rel, _relp
-from .tables import T_ISSUE_STARS, T_OPT_CTR, T_OPT_NAVAL, T_SIGN
+from .layout import (BID_ISSUE, D_KEEP, DEP_COL, DRAWN, EV_CUBE, EV_TABLE, EV_WAIT, GAME_OVER, HAPPY, INF_AVAIL,
+                     INF_EXH, ISSUE_CTRL, ISSUE_DISC, ISSUE_DISC_N, ISSUE_OPT, KEG, MAX_PLAYERS,
+                     MIL_AVAIL, MIL_DEMOB, MIL_EXH, N_COUNTERS, N_EVENTS, N_ISSUES, N_NATIONS, N_REGIONS, N_SLOTS,
+                     N_STRATEGIES, N_TABLE, PENDING, PLAYER_STRAT, SEATING, SLOT_CUBES, SLOT_ISSUE, UNREST, UP_REGION)
+from .observe import (N_DECISIONS, R, _relp, pending_context, point_of_view, settled_counters, slice_offsets,
+                      write_bid, write_nations, write_progress)
+from .tables import T_ISSUE_STARS
 
 ISSUE_ROW = ("on the table", "in the waiting room", "discarded: 1 on top of the discards, 2/3 second, 1/3 third",
              "settled, controlled by relative seat 0", "... by relative seat 1", "... by relative seat 2",
@@ -56,12 +53,7 @@ COMPACT_SLICES = (
     ("events", N_EVENTS * len(EVENT_ROW), f"a row of {len(EVENT_ROW)} per event card: " + "; ".join(EVENT_ROW)),
 )
 
-_offs = {}
-_o = 0
-for _name, _n, _ in COMPACT_SLICES:
-    _offs[_name] = _o
-    _o += _n
-COMPACT_SIZE = _o
+_offs, COMPACT_SIZE = slice_offsets(COMPACT_SLICES)
 C_DECISION, C_DECIDER, C_ACTIVE, C_TURN, C_DECKS, C_DRAFT, C_BID, C_EV_CUBE, C_NHAPPY, C_NSIGN, C_STRAT_DEALT, \
     C_CTRS, C_SEATS, C_REGIONS, C_ISSUES, C_EVENTS = (_offs[n] for n, _, _ in COMPACT_SLICES)
 SW, RW, IW, EW = len(SEAT_ROW), len(REGION_ROW), len(ISSUE_ROW), len(EVENT_ROW)
@@ -77,13 +69,7 @@ def observe_compact(s, T, seat, out):
     """Write seat's compact observation into out (float32, COMPACT_SIZE). The point of view is that
     of observe.observe (in the solitaire game the faction the player controls now)."""
     out[:] = 0.0
-    if s[MODE] == MODE_SOLO:
-        seat = s[SOLO_FACTION]
-    n = s[NUM_PLAYERS]
-    me = seat_position(s, seat)
-    rels = 0
-    for p in range(MAX_PLAYERS):
-        rels |= _rel(s, p, me, n) << (8 * p)
+    seat, n, me, rels = point_of_view(s, seat)
     for k in range(n):
         p = s[SEATING + (me + k) % n]
         row = C_SEATS + k * SW
@@ -102,12 +88,7 @@ def observe_compact(s, T, seat, out):
             c = s[DEP_COL + p * N_REGIONS + r]
             if c >= 5:
                 out[C_REGIONS + r * RW + 12 + k] = (c - 4) / 4.0
-    sign = T[T_SIGN]
-    for nat in range(N_NATIONS):
-        h = s[HAPPY + nat]
-        out[C_NHAPPY + nat] = h / 30.0
-        if h >= sign:
-            out[C_NSIGN + nat] = 1.0
+    write_nations(s, T, out, C_NHAPPY, C_NSIGN)
     for r in range(N_REGIONS):
         out[C_REGIONS + r * RW + s[UNREST + r] - 1] = 1.0
         out[C_REGIONS + r * RW + 8 + s[KEG + r]] = 1.0
@@ -138,14 +119,8 @@ def observe_compact(s, T, seat, out):
             out[C_SEATS + rc * SW + 7] += T[T_ISSUE_STARS + i] / 50.0
         o = s[ISSUE_OPT + i]
         if o >= 0:
-            uk = s[ISSUE_NAVAL_UK + i]
-            base = T_OPT_CTR + (i * 4 + o) * N_COUNTERS
             for slot in range(N_COUNTERS):
-                c = T[base + slot]
-                if slot == 5:                 # UK-or-USA naval counters placed as UK / USA
-                    c += uk
-                elif slot == 7:
-                    c += T[T_OPT_NAVAL + i * 4 + o] - uk
+                c = settled_counters(s, T, i, o, slot)
                 if c != 0:
                     out[C_CTRS + slot] += c / 8.0
     if s[EV_TABLE] >= 0:
@@ -154,42 +129,12 @@ def observe_compact(s, T, seat, out):
     for w in range(2):
         if s[EV_WAIT + w] >= 0:
             out[C_EVENTS + s[EV_WAIT + w] * EW + 1] = 1.0
-    out[C_DECKS] = s[ISSUE_DECK_N] / 53.0
-    out[C_DECKS + 1] = s[EV_DECK_N] / 46.0
-    out[C_DECKS + 2] = nd / 53.0
-    out[C_DECKS + 3] = s[DEMOB_NEXT] / 6.0
-    for j in range(MAX_PLAYERS + 1):
-        if s[STRAT_DEALT + j] >= 0:
-            out[C_STRAT_DEALT + s[STRAT_DEALT + j]] = 1.0
-    out[C_DRAFT] = s[DRAFT_DONE]
-    out[C_TURN] = s[TURN_NO] / 200.0
-    out[C_TURN + 1] = s[POL_DONE]
-    out[C_TURN + 2] = s[MIL_DONE]
-    out[C_TURN + 3] = 1.0 if s[GAME_OVER] != 0 else 0.0
-    out[C_ACTIVE + _relp(s, rels, s[ACTIVE], me, n)] = 1.0
-    if s[GAME_OVER] == 0:
-        out[C_DECISION + s[PENDING]] = 1.0
-        out[C_DECIDER + _relp(s, rels, s[PENDING_FACTION], me, n)] = 1.0
-    else:
-        out[C_DECIDER + MAX_PLAYERS] = 1.0
-    i = s[SETTLING]
-    if s[PENDING] == D_OPTION or s[PENDING] == D_NAVAL:
-        i = s[STACK + (s[SP] - 1) * FRAME_W + F_A0]
+    write_progress(s, rels, me, n, out, C_DECKS, C_STRAT_DEALT, C_DRAFT, C_TURN, C_ACTIVE, C_DECISION, C_DECIDER)
+    i, bidding, uprising = pending_context(s)
     if i >= 0:
         out[C_ISSUES + i * IW + 7] = 1.0
-    bidding = False
-    uprising = False
-    for k in range(s[SP]):
-        proc = s[STACK + k * FRAME_W + F_PROC]
-        if proc == P_BID:
-            bidding = True
-        if proc == P_UPRISING:
-            uprising = True
     if bidding:
-        out[C_BID] = s[BID_STR] / 8.0
-        out[C_BID + 1] = s[BID_INF] / 15.0
-        out[C_BID + 2] = 1.0
-        out[C_BID + 3 + _relp(s, rels, s[BID_HIGH], me, n)] = 1.0
+        write_bid(s, rels, me, n, out, C_BID)
         out[C_ISSUES + s[BID_ISSUE] * IW + 7] = 1.0
     if uprising and s[UP_REGION] >= 0:
         out[C_REGIONS + s[UP_REGION] * RW + 16] = 1.0
