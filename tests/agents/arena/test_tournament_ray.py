@@ -26,7 +26,7 @@ pytest.importorskip("ray", reason="Ray is not installed (pip install -e '.[rllib
 pytestmark = pytest.mark.xdist_group("ray")       # one Ray cluster at a time (pytest -n: one worker runs them all)
 
 from helpers import agent_fixtures  # noqa: E402,F401  (registers the test agents)
-from helpers.processes import descendants, is_running, proc_stat, wait_for_games  # noqa: E402
+from helpers.processes import descendants, is_running, wait_for_games  # noqa: E402
 from agents.arena.tournament import TournamentError, config_from_dict, play_games, report  # noqa: E402
 from agents.arena.tournament.ray_pool import check_address  # noqa: E402
 from v1919_env.cli import main  # noqa: E402
@@ -305,7 +305,7 @@ def cluster():
                                         "--block"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                        start_new_session=True, env=ENV, cwd=temp))
         _wait_for_nodes(address, 2)
-        yield address
+        yield Cluster(address, [s.pid for s in starts])
     finally:
         procs = [p for s in starts for p in descendants(s.pid)]
         for s in reversed(starts):                      # the second node first, then the head
@@ -320,6 +320,16 @@ def cluster():
                 os.kill(pid, signal.SIGKILL)
         shutil.rmtree(temp, ignore_errors=True)
         assert wait_gone(procs, 10) == []
+
+
+class Cluster(str):
+    """The cluster's address, with the ids of its `ray start` processes (`pids`): its processes, and
+    only its, descend from them."""
+
+    def __new__(cls, address: str, pids: list[int]):
+        self = super().__new__(cls, address)
+        self.pids = pids
+        return self
 
 
 def _hosts(address_procs: list[tuple[int, str]]) -> list[tuple[int, str]]:
@@ -337,9 +347,7 @@ def test_a_cluster_joined_by_address_plays_the_local_games_on_both_nodes(tmp_pat
     try:
         wait_for_games(out / "games.jsonl", 6, proc)
         time.sleep(0.5)
-        me = os.getpid()
-        hosts = _hosts([(int(p.name), proc_stat(p.name)[19]) for p in Path("/proc").iterdir()
-                        if p.name.isdigit() and proc_stat(p.name) and int(p.name) != me])
+        hosts = _hosts([p for s in cluster.pids for p in descendants(s)])      # this cluster's, not another test's
         hosted = [k for h, _ in hosts for k in descendants(h)]
         (g / "open").touch()
         stdout, stderr = proc.communicate(timeout=300)
