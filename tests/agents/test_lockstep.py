@@ -223,3 +223,14 @@ def test_the_engine_steps_games_at_their_own_pace():
     assert same(dict(finished)[2], late)
     with pytest.raises(ValueError, match="no finished search"):
         eng.result(0)
+
+
+def test_a_bad_obs_layout_for_search_is_one_clear_error():
+    def net(obs, masks):
+        return np.zeros((len(obs), NUM_ACTIONS)), np.zeros((len(obs), 4))
+
+    g = positions(1, seed=3)
+    with pytest.raises(ValueError, match="network <callable net>: obs_layout must be one of 'full', 'compact'"):
+        search(g, net, obs_layout="tiny", iterations=2)
+    with pytest.raises(ValueError, match="obs_layout is for a callable network"):
+        search(g, obs_layout="compact", iterations=2)

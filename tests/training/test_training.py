@@ -51,6 +51,7 @@ def test_every_shipped_config_is_valid():
     ({"evaluation": {"opponents": ["nobody"]}}, "evaluation.opponents[0]"),
     ({"reward": "wins"}, "reward"),
     ({"env": {"workers": 2}}, "env.workers"),
+    ({"env": {"obs_layout": "tiny"}}, "env.obs_layout"),
     ({"colour": "red"}, "colour"),
     ({"num_players": 5}, r"num_players: expected 1 \(the solitaire game\), 2, 3 or 4"),
     ({"pretrain": {"teacher": "greedy"}}, "pretrain.teacher"),
