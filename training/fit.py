@@ -26,7 +26,7 @@ from typing import Annotated, ClassVar, Literal
 
 import numpy as np
 import yaml
-from pydantic import AfterValidator, Field, field_validator
+from pydantic import AfterValidator, Field, field_validator, model_validator
 
 from v1919_env.config_schema import Strict
 from v1919_env.core.observe_compact import COMPACT_SIZE
@@ -61,6 +61,7 @@ class FitConfig(Strict):
     data: list[str] = Field(default_factory=list)      # self-play data directories
     init: str | None = None                           # start from this checkpoint (None: the shipped weights)
     arch: Arch | None = None                          # a new body from scratch instead (init gives the spaces)
+    obs_layout: Literal["full", "compact"] | None = None   # the new body's observation (arch only; None: init's)
     target: Literal["visits", "best", "action", "improved"] = "visits"   # the visits, the most visited
                                                      # move, the move the teacher played (action), or
     improved_scale: float = Field(0.1, gt=0)         # the network's prior improved by the root's values
@@ -86,16 +87,25 @@ class FitConfig(Strict):
             raise ValueError(f"no checkpoint file at {v!r}")
         return v
 
+    @model_validator(mode="after")
+    def _layout_needs_arch(self):
+        if self.obs_layout is not None and self.arch is None:
+            raise ValueError("obs_layout: a network's observation is fixed by its weights; give it only with "
+                             "arch (a new body), or drop it")
+        return self
+
 
 def load_config(path: str | Path | None = None, raw: dict | None = None, **overrides) -> FitConfig:
     return read_model(FitConfig, path, raw, overrides)
 
 
 # ----------------------------------------------------------------------------- data
-def load_data(dirs: list[str], split: str, max_records: int | None = None, keys=shards.RECORD_KEYS) -> dict:
+def load_data(dirs: list[str], split: str, max_records: int | None = None, keys=shards.RECORD_KEYS,
+              obs_layout: str | None = None) -> dict:
     """The records of `split` in every directory, concatenated (only the arrays `keys`; game ids made
-    unique across directories); with "prior" among them also, per record, the teacher's `bot_prior` and `prior_temperature` (its config)."""
-    parts = [shards.load(d, split, max_records=max_records, keys=keys) for d in dirs]
+    unique across directories); with "prior" among them also, per record, the teacher's `bot_prior` and `prior_temperature` (its config).
+    With `obs_layout`, `obs` observed again in it from the recorded positions (shards.load)."""
+    parts = [shards.load(d, split, max_records=max_records, keys=keys, obs_layout=obs_layout) for d in dirs]
     if "prior" in keys:
         for d, p in zip(dirs, parts):
             search = shards.read_meta(d)["config"]["search"]
@@ -105,7 +115,7 @@ def load_data(dirs: list[str], split: str, max_records: int | None = None, keys=
     if "game" in keys:        # game ids count from 0 in every directory: made unique (parity kept)
         for k, p in enumerate(parts):
             p["game"] = p["game"] + (np.int64(k) << 40)
-    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    return {k: shards.concatenate_freeing(parts, k) for k in list(parts[0])}
 
 
 def fit_keys(kind: str, seat_values: bool = False) -> tuple[str, ...]:
@@ -248,6 +258,10 @@ def make_model(cfg: FitConfig, num_players: int):
         torch.manual_seed(cfg.seed)
         kw = policy_kwargs(cfg.arch.model_dump())
         model.policy_kwargs = kw
+        if cfg.obs_layout is not None:
+            from v1919_env.envs.pettingzoo_env import observation_space
+
+            model.observation_space = observation_space(obs_mode="vector", obs_layout=cfg.obs_layout)
         model.policy = model.policy_class(model.observation_space, model.action_space, model.lr_schedule,
                                           **kw).to(model.device)
     return model, init
@@ -375,12 +389,10 @@ def fit(cfg: FitConfig, out: str | Path, progress: bool = True) -> dict:
     policy, dev = model.policy, model.device
     n_obs = int(model.observation_space.shape[0])
     compact = n_obs == COMPACT_SIZE             # a compact network: its rows observed again from the positions
-    keys = fit_keys(cfg.target, cfg.seat_values) + (("state",) if compact else ())
-    train = load_data(data, "train", cfg.max_records, keys)
-    hold = load_data(data, "holdout", keys=keys)
-    if compact:
-        for d in (train, hold):
-            d["obs"] = shards.observe_again(d, "compact")
+    keys = fit_keys(cfg.target, cfg.seat_values)
+    layout = "compact" if compact else None
+    train = load_data(data, "train", cfg.max_records, keys, obs_layout=layout)
+    hold = load_data(data, "holdout", keys=keys, obs_layout=layout)
     load_s = time.perf_counter() - t0
     vt_tr, vt_ho = (shards.value_targets(d, cfg.gamma, seats=cfg.seat_values) for d in (train, hold))
     if cfg.target == "improved" and cfg.improved_prior == "network" and cfg.arch is not None:

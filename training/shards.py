@@ -106,19 +106,27 @@ def observe_again(data: dict, obs_layout: str) -> np.ndarray:
 
 
 def load(root: str | Path, split: str = "train", holdout_every: int | None = None, max_records: int | None = None,
-         keys=RECORD_KEYS) -> dict:
+         keys=RECORD_KEYS, obs_layout: str | None = None) -> dict:
     """The records of the shards of one split ("train", "holdout" or "all") concatenated; the newest
-    shards first when `max_records` cuts them (the freshest data of a growing buffer)."""
+    shards first when `max_records` cuts them (the freshest data of a growing buffer). With
+    `obs_layout`, `obs` is observed again in that layout shard by shard (observe_again) from `state`,
+    which is then dropped: the recorded full observations and the positions are never all in memory."""
     if split not in ("train", "holdout", "all"):
         raise ValueError(f"split: train, holdout or all, got {split!r}")
     if holdout_every is None:
         holdout_every = read_meta(root)["holdout_every"]
     idx = [i for i in shard_indices(root)
            if split == "all" or is_holdout(i, holdout_every) == (split == "holdout")]
+    read_keys = keys if obs_layout is None else tuple(k for k in keys if k != "obs") + (
+        () if "state" in keys else ("state",))
     parts, n = [], 0
     for i in reversed(idx):
         try:
-            parts.append(read_shard(root, i, keys))
+            parts.append(read_shard(root, i, read_keys))
+            if obs_layout is not None:
+                parts[-1]["obs"] = observe_again(parts[-1], obs_layout)
+                if "state" not in keys:
+                    del parts[-1]["state"]
         except MissingArray:
             raise
         except (zipfile.BadZipFile, OSError, KeyError, ValueError) as e:
@@ -129,9 +137,19 @@ def load(root: str | Path, split: str = "train", holdout_every: int | None = Non
             break
     if not parts:
         raise ValueError(f"{root}: no {split} shards")
-    out = {k: np.concatenate([p[k] for p in reversed(parts)]) for k in keys}
+    parts.reverse()
+    out = {k: concatenate_freeing(parts, k) for k in keys}
     if max_records is not None:
         out = {k: v[-max_records:] for k, v in out.items()}
+    return out
+
+
+def concatenate_freeing(parts: list[dict], key: str) -> np.ndarray:
+    """np.concatenate of parts[i][key], each part's array dropped from its dict once copied (a buffer
+    of millions of records is then never held twice)."""
+    out = np.concatenate([p[key] for p in parts])
+    for p in parts:
+        del p[key]
     return out
 
 

@@ -109,7 +109,9 @@ def test_bad_selfplay_configs_are_refused_naming_the_field(raw, field):
 
 def test_bad_fit_configs_are_refused_naming_the_field():
     for raw, field in (({"epochs": 0}, "epochs"), ({"learning_rate": math.inf}, "learning_rate"),
-                       ({"target": "x"}, "target"), ({"arch": {"body": "cnn"}}, "arch.body"), ({"nope": 1}, "nope")):
+                       ({"target": "x"}, "target"), ({"arch": {"body": "cnn"}}, "arch.body"), ({"nope": 1}, "nope"),
+                       ({"obs_layout": "compact"}, "obs_layout"),
+                       ({"arch": {"trunk": [8]}, "obs_layout": "tiny"}, "obs_layout")):
         with pytest.raises(selfplay.ConfigError, match=rf"^{field}: "):
             fitmod.load_config(raw=raw)
 
@@ -371,6 +373,35 @@ def test_records_observed_again_give_the_recorded_observations(data_dir):
     assert np.array_equal(shards.observe_again(d, "full"), d["obs"])
     compact = shards.observe_again(d, "compact")
     assert compact.shape == (len(d["obs"]), 894) and compact.dtype == np.float16
+    # loaded in a layout: observed shard by shard, the positions dropped unless asked for
+    for split in ("all", "train"):
+        c = shards.load(data_dir, split, keys=("obs", "seat", "game"), obs_layout="compact")
+        assert set(c) == {"obs", "seat", "game"}
+        ref = shards.load(data_dir, split, keys=("state", "seat", "game"))
+        assert np.array_equal(c["obs"], shards.observe_again(ref, "compact"))
+        assert np.array_equal(c["game"], ref["game"])
+    kept = shards.load(data_dir, "all", keys=("obs", "state", "seat"), obs_layout="compact")
+    assert np.array_equal(kept["state"], d["state"]) and np.array_equal(kept["obs"], compact)
+    last = shards.load(data_dir, "all", keys=("obs", "seat"), obs_layout="compact", max_records=7)
+    assert np.array_equal(last["obs"], compact[-7:])
+
+
+def test_a_new_body_on_the_compact_observation_is_fitted_from_scratch(data_dir, tmp_path):
+    """`arch` with `obs_layout: compact`: a new body over the compact observation, fitted to the
+    teacher's recorded prior improved by the root's values; `learned` plays it on the compact layout."""
+    from sb3_contrib import MaskablePPO
+
+    from agents.learned import LearnedAgent
+
+    cfg = fitmod.load_config(raw={"data": [str(data_dir)], "epochs": 3, "batch_size": 32, "learning_rate": 3e-3,
+                                  "arch": {"trunk": [32], "pi": [16], "vf": [16]}, "obs_layout": "compact",
+                                  "target": "improved", "improved_prior": "recorded", "seat_values": True})
+    res = fitmod.fit(cfg, tmp_path / "fit", progress=False)
+    assert res["after"]["cross_entropy"] < res["before"]["cross_entropy"]
+    m = MaskablePPO.load(res["checkpoint"], device="cpu")
+    assert m.observation_space.shape == (894,)
+    net = LearnedAgent(path=res["checkpoint"])
+    assert net.obs_layout == "compact" and net.seat_values
 
 
 def test_a_compact_network_is_fitted_loaded_searched_and_played(data_dir, tmp_path):
