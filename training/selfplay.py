@@ -400,8 +400,9 @@ def _iter_results(cfg: SelfPlayConfig, todo: list[int], workers: int, ray_addres
     if ray_address is not None:
         import ray
 
-        ray.init(address=None if ray_address == "local" else ray_address, ignore_reinit_error=True,
-                 **({"num_cpus": workers} if ray_address == "local" else {}))
+        # "local": a new instance of this run's own, never a cluster another program runs on this machine
+        ray.init(address=ray_address, ignore_reinit_error=True,
+                 **({"num_cpus": workers, "include_dashboard": False} if ray_address == "local" else {}))
         task = ray.remote(num_cpus=1)(play_shards)
         pending = []
 

@@ -340,6 +340,24 @@ def test_worker_processes_and_ray_write_the_same_shards(data_dir, tmp_path, ray_
                     assert np.array_equal(a[k], b[k]), k
 
 
+def test_a_local_ray_instance_is_the_runs_own_never_another_cluster_on_the_machine(tmp_path, monkeypatch):
+    """`--ray` without an address starts a Ray instance for the run (address "local"): ray.init() with
+    no address would join any cluster running on this machine (another command's, another test's)."""
+    ray = pytest.importorskip("ray")
+    calls = []
+
+    def fake_init(*args, **kwargs):
+        calls.append((args, kwargs))
+        raise RuntimeError("stop here")
+
+    monkeypatch.setattr(ray, "init", fake_init)
+    with pytest.raises(RuntimeError, match="stop here"):
+        selfplay.generate(selfplay.load_config(raw=TINY), tmp_path / "out", workers=2, ray_address="local",
+                          progress=False)
+    assert calls == [((), {"address": "local", "ignore_reinit_error": True, "num_cpus": 2,
+                           "include_dashboard": False})]
+
+
 def test_tasks_hold_about_lockstep_games_and_keep_every_worker_busy():
     cfg = selfplay.load_config(raw={**TINY, "games": 160, "games_per_shard": 8, "lockstep_games": 64})
     todo = list(range(20))
