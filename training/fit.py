@@ -249,22 +249,31 @@ def make_model(cfg: FitConfig, num_players: int):
 
     from agents.learned import DEFAULT_WEIGHTS, SHIPPED_WEIGHTS
 
-    from .nets import policy_kwargs
-
     torch.set_num_threads(1)
     init = cfg.init or str(SHIPPED_WEIGHTS[num_players] if num_players != 4 else DEFAULT_WEIGHTS)
     model = MaskablePPO.load(init, device=cfg.device)
     if cfg.arch is not None:
-        torch.manual_seed(cfg.seed)
-        kw = policy_kwargs(cfg.arch.model_dump())
-        model.policy_kwargs = kw
-        if cfg.obs_layout is not None:
-            from v1919_env.envs.pettingzoo_env import observation_space
-
-            model.observation_space = observation_space(obs_mode="vector", obs_layout=cfg.obs_layout)
-        model.policy = model.policy_class(model.observation_space, model.action_space, model.lr_schedule,
-                                          **kw).to(model.device)
+        new_body(model, cfg.arch.model_dump(), cfg.obs_layout, cfg.seed)
     return model, init
+
+
+def new_body(model, arch: dict, obs_layout: str | None, seed: int):
+    """Give a loaded MaskablePPO model a new policy of `arch` (training.nets), initialized from
+    `seed`, over `obs_layout` (None: the model's own observation); its action space kept."""
+    import torch
+
+    from .nets import policy_kwargs
+
+    torch.manual_seed(seed)
+    kw = policy_kwargs(arch)
+    model.policy_kwargs = kw
+    if obs_layout is not None:
+        from v1919_env.envs.pettingzoo_env import observation_space
+
+        model.observation_space = observation_space(obs_mode="vector", obs_layout=obs_layout)
+    model.policy = model.policy_class(model.observation_space, model.action_space, model.lr_schedule,
+                                      **kw).to(model.device)
+    return model
 
 
 def outputs(policy, obs):

@@ -35,6 +35,8 @@ KINDS = {
                  ["expert_iteration/selfplay_*.yaml", "experiments/expert_iteration/teacher/*.yaml"]),
     "fit": ("training.fit:FitConfig", "training.fit:load_config", "v1919 fit config (python -m training.fit)",
             ["expert_iteration/fit_*.yaml", "experiments/expert_iteration/fit/*.yaml"]),
+    "distill": ("training.distill:DistillConfig", "training.distill:load_config",
+                "v1919 distillation config (python -m training.distill)", ["experiments/distill/*.yaml"]),
     "rounds": ("training.exit_rounds:RoundsConfig", "training.exit_rounds:load_config",
                "v1919 expert-iteration rounds config (python -m training.exit_rounds)",
                ["expert_iteration/rounds_*.yaml", "experiments/expert_iteration/rounds/*.yaml"]),
