@@ -31,10 +31,13 @@ def _compact_table() -> list[str]:
             "of entities a network can share weights over: a row per relative seat, region, issue card (by "
             "card index, 0-52) and event card (0-45). Every float follows from the full observation of the same "
             "seat (`tests/core/test_observe_compact.py` derives it slice by slice at every step of random "
-            "games); left out are the 'nobody' columns of unsettled issues, the chosen option and counters of "
-            "each settled issue one by one (their totals are in `counters_in_play`, the happiness they moved "
-            "in `nation_happiness`) and which slot an issue or event sits in beyond table, waiting room and "
-            "discards. About 90 of the 894 floats are nonzero (the full observation: about 160 of 2,032). "
+            "games); left out are the 'nobody' columns of unsettled issues and the counters of each settled "
+            "issue one by one (they follow from its card, option and naval flag; their totals are in "
+            "`counters_in_play`). Each issue's and event's row says which slot it sits in and each drawn issue "
+            "whether it is the first or the second: the actions name slots (`place`, `settle`, "
+            "`advance_issue`, `advance_event`) and `keep` names the first or second drawn issue (version 1 "
+            "said only table or waiting room, and a network could not tell which issue an action meant). "
+            f"About 100 of the {COMPACT_SIZE} floats are nonzero (the full observation: about 160 of 2,032). "
             "Generated from `v1919_env/core/observe_compact.py`.", "",
             "| slice | offset | size | content |", "|---|---|---|---|"]
     for name, (off, n, desc) in compact_slices().items():

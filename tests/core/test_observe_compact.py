@@ -54,29 +54,30 @@ def compact_from_full(full: np.ndarray) -> np.ndarray:
     cubes = _f(full, "slot_cubes").reshape(L.N_SLOTS, L.MAX_PLAYERS)
     for sl in range(L.N_SLOTS):
         for i in np.flatnonzero(slot_issue[sl]):
-            issues[i, 0 if sl < L.N_TABLE else 1] = 1.0
-            issues[i, 8] = cubes[sl, 0]
-            issues[i, 9] = cubes[sl, 1:].max()
-    issues[:, 2] = (_f(full, "discard_top3").reshape(3, L.N_ISSUES) * np.array([[1.0], [2 / 3], [1 / 3]])).sum(0)
-    issues[:, 3:7] = _f(full, "settled_controller").reshape(L.N_ISSUES, R)[:, :L.MAX_PLAYERS]
-    drawn = _f(full, "drawn_issues").reshape(2, L.N_ISSUES).sum(0)
+            issues[i, sl] = 1.0                                   # which slot: 0-1 table, 2-4 waiting room
+            issues[i, 18:22] = cubes[sl]                         # cubes per relative seat
+    issues[:, 5] = (_f(full, "discard_top3").reshape(3, L.N_ISSUES) * np.array([[1.0], [2 / 3], [1 / 3]])).sum(0)
+    issues[:, 6:10] = _f(full, "settled_controller").reshape(L.N_ISSUES, R)[:, :L.MAX_PLAYERS]
+    issues[:, 10:14] = _f(full, "settled_option").reshape(L.N_ISSUES, 4)
+    issues[:, 14] = _f(full, "settled_naval_uk")
+    issues[:, 15:17] = _f(full, "drawn_issues").reshape(2, L.N_ISSUES).T      # drawn first, second
     at_stake = _f(full, "bid")[3 + R:]
-    issues[:, 7] = np.minimum(1.0, _f(full, "settling_issue") + at_stake + drawn)
+    issues[:, 17] = np.minimum(1.0, _f(full, "settling_issue") + at_stake)
     put("issues", issues)
     events = np.zeros((L.N_EVENTS, EW), np.float32)
     events[:, 0] = _f(full, "event_table")
-    events[:, 1] = _f(full, "event_waiting").reshape(2, L.N_EVENTS).sum(0)
+    events[:, 1:3] = _f(full, "event_waiting").reshape(2, L.N_EVENTS).T          # waiting slot 0, 1
     put("events", events)
     return out
 
 
 def test_the_layout_is_contiguous_and_its_rows_are_described():
-    assert sum(n for _, n, _ in COMPACT_SLICES) == COMPACT_SIZE == 894
+    assert sum(n for _, n, _ in COMPACT_SLICES) == COMPACT_SIZE == 1576
     offs = list(compact_slices().values())
     assert all(a[0] + a[1] == b[0] for a, b in zip(offs, offs[1:]))
     assert C["seats"][1] == L.MAX_PLAYERS * SW and C["issues"][1] == L.N_ISSUES * IW
     assert C["regions"][1] == L.N_REGIONS * RW and C["events"][1] == L.N_EVENTS * EW
-    assert COMPACT_SIZE < OBS_SIZE / 2
+    assert COMPACT_SIZE < 0.8 * OBS_SIZE
 
 
 @pytest.mark.parametrize("players,negotiation", [(1, False), (2, False), (3, False), (4, False), (4, True)])
@@ -103,7 +104,7 @@ def test_every_float_follows_from_the_full_observation_at_every_step(players, ne
                 break
             g.step(int(rng.choice(g.legal_actions())))
         assert len(seen) > 5
-    assert np.mean(nonzeros) < 110          # (the full observation has about 160)
+    assert np.mean(nonzeros) < 125          # (the full observation has about 160)
 
 
 def test_the_two_player_usa_faction_and_the_solitaire_point_of_view():
@@ -139,10 +140,10 @@ def _compact_digest() -> str:
     return h.hexdigest()[:16]
 
 
-def test_the_fingerprint_of_compact_observation_version_1():
+def test_the_fingerprint_of_compact_observation_version_2():
     """A changed encoding changes this digest: then COMPACT_OBSERVATION_VERSION goes up
     (docs/versioning.md) and the digest here with it."""
     from v1919_env.envs.versions import COMPACT_OBSERVATION_VERSION
 
-    assert COMPACT_OBSERVATION_VERSION == 1
-    assert _compact_digest() == "70d6c262096264ff"
+    assert COMPACT_OBSERVATION_VERSION == 2
+    assert _compact_digest() == "5114f46988c08ed7"

@@ -1,10 +1,13 @@
 """The compact observation: the same public view as `observe.py` in 894 floats instead of 2,032, as
 rows of entities (issues, events, regions, seats) that a network can share weights over.
 
-What it leaves out of the full observation: the one-hot "nobody" columns of unsettled issues, the
-chosen option of each settled issue and its counters one by one (their totals are in
-`counters_in_play`, the happiness they moved in `nation_happiness`), and the issues' and events'
-identities in their slots (each issue's row says where it is instead). `COMPACT_SLICES` is the single
+What it leaves out of the full observation: the one-hot "nobody" columns of unsettled issues and the
+counters of each settled issue one by one (they follow from its card, option and naval flag; their
+totals are in `counters_in_play`). Version 2: each issue's and event's row says which slot it sits in
+and each drawn issue which of the two it is (the actions name slots and `keep` names the first or
+second: in version 1 a network could not tell which of two table issues `place` or `settle` meant),
+a settled issue's option and naval flag, and every seat's cubes on an issue (version 1: the observing
+seat's and the most of another's). `COMPACT_SLICES` is the single
 source of the layout; `docs/observation.md` is generated from it.
 """
 from __future__ import annotations
@@ -12,19 +15,31 @@ from __future__ import annotations
 from numba import njit
 
 from .layout import (BID_ISSUE, D_KEEP, DEP_COL, DRAWN, EV_CUBE, EV_TABLE, EV_WAIT, GAME_OVER, HAPPY, INF_AVAIL,
-                     INF_EXH, ISSUE_CTRL, ISSUE_DISC, ISSUE_DISC_N, ISSUE_OPT, KEG, MAX_PLAYERS,
+                     INF_EXH, ISSUE_CTRL, ISSUE_DISC, ISSUE_DISC_N, ISSUE_NAVAL_UK, ISSUE_OPT, KEG, MAX_PLAYERS,
                      MIL_AVAIL, MIL_DEMOB, MIL_EXH, N_COUNTERS, N_EVENTS, N_ISSUES, N_NATIONS, N_REGIONS, N_SLOTS,
-                     N_STRATEGIES, N_TABLE, PENDING, PLAYER_STRAT, SEATING, SLOT_CUBES, SLOT_ISSUE, UNREST, UP_REGION)
+                     N_STRATEGIES, PENDING, PLAYER_STRAT, SEATING, SLOT_CUBES, SLOT_ISSUE, UNREST, UP_REGION)
 from .observe import (N_DECISIONS, R, _relp, pending_context, point_of_view, settled_counters, slice_offsets,
                       write_bid, write_nations, write_progress)
 from .tables import T_ISSUE_STARS
 
-ISSUE_ROW = ("on the table", "in the waiting room", "discarded: 1 on top of the discards, 2/3 second, 1/3 third",
+# The slot columns say which slot an issue or event sits in: the actions name slots (place, settle,
+# advance_issue, advance_event), so a policy needs the slot, not only table or waiting room (version 2).
+ISSUE_ROW = ("in table slot 0", "in table slot 1", "in waiting-room slot 0", "in waiting-room slot 1",
+             "in waiting-room slot 2", "discarded: 1 on top of the discards, 2/3 second, 1/3 third",
              "settled, controlled by relative seat 0", "... by relative seat 1", "... by relative seat 2",
-             "... by relative seat 3", "the issue the pending decision is about (drawn to keep, being settled, at "
-             "stake in the bidding)", "the observing seat's cubes on it / 15", "the most cubes on it of another "
-             "seat / 15")
-EVENT_ROW = ("on the table", "waiting")
+             "... by relative seat 3", "settled with option 1", "... option 2", "... option 3", "... option 4",
+             "its UK-or-USA naval counters placed as UK", "drawn first (keep which=0)", "drawn second (keep which=1)",
+             "being settled, its option being chosen, or at stake in the bidding",
+             "cubes on it / 15 of relative seat 0", "... of relative seat 1", "... of relative seat 2",
+             "... of relative seat 3")
+EVENT_ROW = ("on the table", "in waiting slot 0", "in waiting slot 1")
+I_SLOT, I_DISC, I_CTRL = 0, N_SLOTS, N_SLOTS + 1            # issue row columns (ISSUE_ROW)
+I_OPT = I_CTRL + MAX_PLAYERS
+I_NAVAL = I_OPT + 4
+I_DRAWN = I_NAVAL + 1
+I_PEND = I_DRAWN + 2
+I_CUBES = I_PEND + 1
+E_TABLE, E_WAIT = 0, 1                                       # event row columns (EVENT_ROW)
 REGION_ROW = tuple(f"unrest column {c}" for c in range(1, 9)) + tuple(f"powder keg {k}" for k in range(4)) + \
     tuple(f"unit of relative seat {k}: (column - 4) / 4, 0 if none" for k in range(MAX_PLAYERS)) + \
     ("the uprising check being announced for or resolved is here",)
@@ -97,47 +112,43 @@ def observe_compact(s, T, seat, out):
         if i < 0:
             continue
         row = C_ISSUES + i * IW
-        out[row + (0 if sl < N_TABLE else 1)] = 1.0
-        best = 0
+        out[row + I_SLOT + sl] = 1.0
         for p in range(n):
-            c = s[SLOT_CUBES + sl * MAX_PLAYERS + p]
-            if _relp(s, rels, p, me, n) == 0:
-                out[row + 8] = c / 15.0
-            elif c > best:
-                best = c
-        out[row + 9] = best / 15.0
+            out[row + I_CUBES + _relp(s, rels, p, me, n)] = s[SLOT_CUBES + sl * MAX_PLAYERS + p] / 15.0
     nd = s[ISSUE_DISC_N]
     for k in range(min(3, nd)):
-        out[C_ISSUES + s[ISSUE_DISC + nd - 1 - k] * IW + 2] = (3 - k) / 3.0
+        out[C_ISSUES + s[ISSUE_DISC + nd - 1 - k] * IW + I_DISC] = (3 - k) / 3.0
     for i in range(N_ISSUES):
         c = s[ISSUE_CTRL + i]
         if c < 0:
             continue
         rc = _relp(s, rels, c, me, n)
         if rc < MAX_PLAYERS:
-            out[C_ISSUES + i * IW + 3 + rc] = 1.0
+            out[C_ISSUES + i * IW + I_CTRL + rc] = 1.0
             out[C_SEATS + rc * SW + 7] += T[T_ISSUE_STARS + i] / 50.0
+        out[C_ISSUES + i * IW + I_NAVAL] = s[ISSUE_NAVAL_UK + i]
         o = s[ISSUE_OPT + i]
         if o >= 0:
+            out[C_ISSUES + i * IW + I_OPT + o] = 1.0
             for slot in range(N_COUNTERS):
                 c = settled_counters(s, T, i, o, slot)
                 if c != 0:
                     out[C_CTRS + slot] += c / 8.0
     if s[EV_TABLE] >= 0:
-        out[C_EVENTS + s[EV_TABLE] * EW] = 1.0
+        out[C_EVENTS + s[EV_TABLE] * EW + E_TABLE] = 1.0
     out[C_EV_CUBE + _relp(s, rels, s[EV_CUBE], me, n)] = 1.0
     for w in range(2):
         if s[EV_WAIT + w] >= 0:
-            out[C_EVENTS + s[EV_WAIT + w] * EW + 1] = 1.0
+            out[C_EVENTS + s[EV_WAIT + w] * EW + E_WAIT + w] = 1.0
     write_progress(s, rels, me, n, out, C_DECKS, C_STRAT_DEALT, C_DRAFT, C_TURN, C_ACTIVE, C_DECISION, C_DECIDER)
     i, bidding, uprising = pending_context(s)
     if i >= 0:
-        out[C_ISSUES + i * IW + 7] = 1.0
+        out[C_ISSUES + i * IW + I_PEND] = 1.0
     if bidding:
         write_bid(s, rels, me, n, out, C_BID)
-        out[C_ISSUES + s[BID_ISSUE] * IW + 7] = 1.0
+        out[C_ISSUES + s[BID_ISSUE] * IW + I_PEND] = 1.0
     if uprising and s[UP_REGION] >= 0:
         out[C_REGIONS + s[UP_REGION] * RW + 16] = 1.0
     if s[PENDING] == D_KEEP and s[GAME_OVER] == 0:
-        out[C_ISSUES + s[DRAWN] * IW + 7] = 1.0
-        out[C_ISSUES + s[DRAWN + 1] * IW + 7] = 1.0
+        out[C_ISSUES + s[DRAWN] * IW + I_DRAWN] = 1.0
+        out[C_ISSUES + s[DRAWN + 1] * IW + I_DRAWN + 1] = 1.0

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 ENV_VERSION = 4
 OBSERVATION_VERSION = 2
-COMPACT_OBSERVATION_VERSION = 1       # obs_layout='compact' (core/observe_compact.py); the same rule
+COMPACT_OBSERVATION_VERSION = 2       # obs_layout='compact' (core/observe_compact.py); the same rule
 
 AEC_NAME = f"versailles1919_v{ENV_VERSION}"            # PettingZoo metadata name, the versioned module
 PARALLEL_NAME = f"versailles1919_parallel_v{ENV_VERSION}"
