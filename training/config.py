@@ -172,7 +172,7 @@ class Env(Strict):
     seat: Optional[Count] = Field(None, description="the learner's seat or null (drawn per episode)")
     illegal_penalty: float = -1.0
     obs_layout: Literal["full", "compact"] = Field("full", description="the observation: full (2,032 floats) or "
-                                                                        "compact (1,576; docs/observation.md)")
+                                                                        "compact (1,596; docs/observation.md)")
     workers: one_of(1) = Field(1, description="only 1 (the vector env steps every game in the training process, "
                                                "far faster than the learner)")
 

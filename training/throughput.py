@@ -11,7 +11,7 @@ rollouts (the PUCT teacher of teacher_4p.yaml: rollout_mix 1, bot_prior 0.5):
 - `lockstep, compiled`: every position searched in the same steps, the compiled forward pass;
 - `lockstep, value per seat`: the same with a network that values every seat from the decider's row
   (one row a leaf; the shipped network given a SeatValueHead: for speed, its values untrained);
-- `lockstep, compact`: the same on the compact observation (1,576 floats, docs/observation.md): the
+- `lockstep, compact`: the same on the compact observation (1,596 floats, docs/observation.md): the
   shipped network's body (trunk 256, heads 128) over the compact layout, untrained (for speed only:
   a trained one runs at the same rate, docs/benchmarks.md), with a value head per seat.
 

@@ -15,7 +15,7 @@ from v1919_env.game import Game
 F = {k: (o, n) for k, (o, n, _) in obs_slices().items()}
 C = {k: (o, n) for k, (o, n, _) in compact_slices().items()}
 COPIED = ("decision", "decider", "active_seat", "turn", "deck_sizes", "draft_done", "event_cube", "nation_happiness",
-          "nation_signs", "strategy_dealt", "counters_in_play")
+          "nation_signs", "strategy_dealt", "slot_cubes", "counters_in_play")
 
 
 def _f(full: np.ndarray, name: str) -> np.ndarray:
@@ -72,7 +72,7 @@ def compact_from_full(full: np.ndarray) -> np.ndarray:
 
 
 def test_the_layout_is_contiguous_and_its_rows_are_described():
-    assert sum(n for _, n, _ in COMPACT_SLICES) == COMPACT_SIZE == 1576
+    assert sum(n for _, n, _ in COMPACT_SLICES) == COMPACT_SIZE == 1596
     offs = list(compact_slices().values())
     assert all(a[0] + a[1] == b[0] for a, b in zip(offs, offs[1:]))
     assert C["seats"][1] == L.MAX_PLAYERS * SW and C["issues"][1] == L.N_ISSUES * IW
@@ -146,4 +146,4 @@ def test_the_fingerprint_of_compact_observation_version_2():
     from v1919_env.envs.versions import COMPACT_OBSERVATION_VERSION
 
     assert COMPACT_OBSERVATION_VERSION == 2
-    assert _compact_digest() == "5114f46988c08ed7"
+    assert _compact_digest() == "5173b93d09d06974"

@@ -302,7 +302,7 @@ def test_manual_round4_france_settles_syria_balfour_blocked_and_hughes_modifier(
 
 # ============================================================================ more rounds of the Manual
 def test_manual_round4_italy_settles_disarmament_and_buys_the_second_discard():
-    """IT:1459-1576: the USA leads Disarmament 7 v Italy 5; Italy settles it: the USA's 7 cubes go
+    """IT:1459-1596: the USA leads Disarmament 7 v Italy 5; Italy settles it: the USA's 7 cubes go
     to Exhausted, Italy takes its 5 back. The USA chooses 'Limited' (no Unrest). The top three
     discards are High Seas Fleet, Slovenia & Croatia, Korea; Italy brings the second one into the
     Waiting Room for one cube to Exhausted (EN:360-369)."""

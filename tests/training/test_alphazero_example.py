@@ -37,7 +37,7 @@ def test_self_play_targets():
     torch.manual_seed(0)
     obs, pis, masks, values = az.self_play(az.Net(hidden=32), 2, 4, seed=5)
     assert len(obs) == len(pis) == len(masks) == len(values) > 100 and obs.shape[1] == 2032
-    assert az.self_play(az.Net(hidden=32, obs_layout="compact"), 1, 4, seed=5)[0].shape[1] == 1576
+    assert az.self_play(az.Net(hidden=32, obs_layout="compact"), 1, 4, seed=5)[0].shape[1] == 1596
     assert np.allclose(pis.sum(1), 1.0) and not (pis * ~masks).any()
     assert (np.abs(values) <= 1).all() and (values.max(1) > 0).all()        # win_loss: someone won
     assert (values[:, 0] == values[:, 0]).all() and values.shape[1] == 4

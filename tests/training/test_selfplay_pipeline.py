@@ -390,7 +390,7 @@ def test_records_observed_again_give_the_recorded_observations(data_dir):
     d = shards.load(data_dir, "all", keys=("obs", "state", "seat"))
     assert np.array_equal(shards.observe_again(d, "full"), d["obs"])
     compact = shards.observe_again(d, "compact")
-    assert compact.shape == (len(d["obs"]), 1576) and compact.dtype == np.float16
+    assert compact.shape == (len(d["obs"]), 1596) and compact.dtype == np.float16
     # loaded in a layout: observed shard by shard, the positions dropped unless asked for
     for split in ("all", "train"):
         c = shards.load(data_dir, split, keys=("obs", "seat", "game"), obs_layout="compact")
@@ -417,7 +417,7 @@ def test_a_new_body_on_the_compact_observation_is_fitted_from_scratch(data_dir, 
     res = fitmod.fit(cfg, tmp_path / "fit", progress=False)
     assert res["after"]["cross_entropy"] < res["before"]["cross_entropy"]
     m = MaskablePPO.load(res["checkpoint"], device="cpu")
-    assert m.observation_space.shape == (1576,)
+    assert m.observation_space.shape == (1596,)
     net = LearnedAgent(path=res["checkpoint"])
     assert net.obs_layout == "compact" and net.seat_values
 
@@ -458,7 +458,7 @@ def test_a_compact_network_is_fitted_loaded_searched_and_played(data_dir, tmp_pa
     guided = make_agent("guided", path=ck, iterations=8, batch_size=4)
     assert mask[guided.act(full, mask, g.clone())]
     eng = guided.engine(4)
-    assert eng.rows == 1 and eng.width == 1576 and eng.compiled is not None
+    assert eng.rows == 1 and eng.width == 1596 and eng.compiled is not None
     from agents.batch_search import search            # the compiled pass (a plain MlpPolicy, Tanh) is torch's
     c = search([g], path=ck, iterations=12, batch_size=4, forward="compiled", seeds=[1])[0]
     t = search([g], path=ck, iterations=12, batch_size=4, forward="torch", seeds=[1])[0]

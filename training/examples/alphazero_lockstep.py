@@ -11,7 +11,7 @@ nothing yet (0: the value head alone, as AlphaZero). The network is then fitted 
 distributions and to every seat's final reward (win_loss) of the games, as AlphaZero does, and
 evaluated alone (its most probable move) against three `random` agents, seats rotated over whole
 deals, with a Wilson 95% interval. A torch MLP, one CPU thread; a few minutes on a laptop core.
-`--obs-layout compact` gives the network the compact observation (1,576 floats instead of 2,032,
+`--obs-layout compact` gives the network the compact observation (1,596 floats instead of 2,032,
 docs/observation.md): a smaller first layer, faster passes.
 """
 from __future__ import annotations
@@ -159,7 +159,7 @@ def main(argv=None) -> None:
     ap.add_argument("--eval-deals", type=int, default=25, help="deals of the evaluation (4 games each)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--obs-layout", choices=("full", "compact"), default="full",
-                    help="the network's observation (compact: 1,576 floats)")
+                    help="the network's observation (compact: 1,596 floats)")
     args = ap.parse_args(argv)
     torch.set_num_threads(1)
     torch.manual_seed(args.seed)

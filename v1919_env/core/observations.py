@@ -1,5 +1,5 @@
 """The observation layouts an environment offers, by number: `full` (observe.py, 2,032 floats, the
-default) and `compact` (observe_compact.py, 1,576 floats). The environments' `obs_layout` option picks
+default) and `compact` (observe_compact.py, 1,596 floats). The environments' `obs_layout` option picks
 one. Python callers take the kernels of their layout from `KERNELS` (so a game in the full layout
 never compiles the compact one); the `_as` kernels dispatch inside compiled code (the vector env,
 the search, the teacher games)."""

@@ -59,6 +59,9 @@ COMPACT_SLICES = (
     ("nation_happiness", N_NATIONS, "happiness / 30 of UK, France, USA, Italy, Japan (absolute order)"),
     ("nation_signs", N_NATIONS, "1 if the nation's happiness is at the signing threshold or above"),
     ("strategy_dealt", N_STRATEGIES, "strategy cards dealt face up"),
+    ("slot_cubes", N_SLOTS * MAX_PLAYERS, "cubes / 15 on each slot's issue per relative seat (as the full "
+                                          "observation's: what `place n on slot k` changes, without a product of "
+                                          "two inputs)"),
     ("counters_in_play", N_COUNTERS, "strategy counters on all settled issues per kind and flag (vocab.COUNTERS) / 8"),
     ("seats", MAX_PLAYERS * len(SEAT_ROW), f"a row of {len(SEAT_ROW)} per relative seat (me first, then clockwise; "
                                            "the 2-player game's USA faction as in the full observation): "
@@ -70,7 +73,7 @@ COMPACT_SLICES = (
 
 _offs, COMPACT_SIZE = slice_offsets(COMPACT_SLICES)
 C_DECISION, C_DECIDER, C_ACTIVE, C_TURN, C_DECKS, C_DRAFT, C_BID, C_EV_CUBE, C_NHAPPY, C_NSIGN, C_STRAT_DEALT, \
-    C_CTRS, C_SEATS, C_REGIONS, C_ISSUES, C_EVENTS = (_offs[n] for n, _, _ in COMPACT_SLICES)
+    C_SLOT_CUBES, C_CTRS, C_SEATS, C_REGIONS, C_ISSUES, C_EVENTS = (_offs[n] for n, _, _ in COMPACT_SLICES)
 SW, RW, IW, EW = len(SEAT_ROW), len(REGION_ROW), len(ISSUE_ROW), len(EVENT_ROW)
 
 
@@ -114,7 +117,10 @@ def observe_compact(s, T, seat, out):
         row = C_ISSUES + i * IW
         out[row + I_SLOT + sl] = 1.0
         for p in range(n):
-            out[row + I_CUBES + _relp(s, rels, p, me, n)] = s[SLOT_CUBES + sl * MAX_PLAYERS + p] / 15.0
+            c = s[SLOT_CUBES + sl * MAX_PLAYERS + p] / 15.0
+            rp = _relp(s, rels, p, me, n)
+            out[row + I_CUBES + rp] = c
+            out[C_SLOT_CUBES + sl * MAX_PLAYERS + rp] = c
     nd = s[ISSUE_DISC_N]
     for k in range(min(3, nd)):
         out[C_ISSUES + s[ISSUE_DISC + nd - 1 - k] * IW + I_DISC] = (3 - k) / 3.0

@@ -88,7 +88,7 @@ class Versailles1919Env(gym.Env):
             set) or a callable `policy(obs, info)`.
         reward (str | dict): 'win_loss' (default), 'rank', 'score_margin', or weights {kind: w}.
         obs_mode (str): 'dict' or 'vector'.
-        obs_layout (str): 'full' (default, 2,032 floats) or 'compact' (1,576 floats; docs/observation.md).
+        obs_layout (str): 'full' (default, 2,032 floats) or 'compact' (1,596 floats; docs/observation.md).
             Python opponent policies are handed observations in the same layout.
         render_mode (str | None): None, 'ansi', 'human' or 'rgb_array'.
         variant (str): the deck variant, as for `Game.new`.

@@ -104,7 +104,7 @@ class raw_env(AECEnv):
         shaping (bool): add the per-step change of the provisional score margin / 50 (off by default).
         obs_mode (str): 'dict': {"observation", "action_mask"}; 'vector': the Box observation alone,
             the mask in info["action_mask"] of every agent, zeros for those not to move.
-        obs_layout (str): 'full' (default, 2,032 floats) or 'compact' (1,576 floats, the same public
+        obs_layout (str): 'full' (default, 2,032 floats) or 'compact' (1,596 floats, the same public
             view as rows of issues, events, regions and seats); docs/observation.md.
         numeric_info (bool): infos hold numbers only, the same keys for every agent at every step:
             decision (code, see decision_name), illegal_action (0/1), score (the seat's final total,

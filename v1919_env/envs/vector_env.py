@@ -2,7 +2,7 @@
 one learning seat per game, the other seats played inside the environment.
 
     venv = VectorEnv(num_envs=256, opponents=["random"], seed=0)
-    obs = venv.reset()                              # (N, 2032) float32 (obs_layout='compact': 1,576)
+    obs = venv.reset()                              # (N, 2032) float32 (obs_layout='compact': 1,596)
     obs, rewards, dones, infos = venv.step(actions)  # SB3 VecEnv protocol, auto-reset
     masks = venv.action_masks()                     # (N, NUM_ACTIONS) bool, for MaskablePPO
 
@@ -25,7 +25,7 @@ every episode; each other seat draws its opponent from `opponents` with `opponen
 An opponent is the name of a compiled agent (`COMPILED_POLICIES`: played inside the kernels) or
 an external batch policy: an object with `act_batch(observations, masks) -> actions` (a neural
 network: one call per step covers every game waiting on it, one batched forward pass).
-`obs_layout='compact'` gives the compact observation (1,576 floats, docs/observation.md) to the
+`obs_layout='compact'` gives the compact observation (1,596 floats, docs/observation.md) to the
 learner and to external opponents alike.
 
 Rewards, illegal actions and truncation follow the single Gymnasium env (v1919_env.envs.gymnasium_env):
