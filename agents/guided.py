@@ -52,7 +52,7 @@ from v1919_env.rewards import REWARD_KINDS
 from .base import Agent, AgentError, number_option, register, require_game
 from .guided_kernels import root_children
 from .ismcts import rollout_policies
-from .learned import DEFAULT_WEIGHTS, SHIPPED_CONFIGS, SHIPPED_WEIGHTS
+from .learned import COMPACT_WEIGHTS, DEFAULT_WEIGHTS, SHIPPED_CONFIGS, SHIPPED_WEIGHTS
 from .lockstep import CallableNetwork, Lockstep, SearchResult
 from .lockstep_kernels import SOLO_WIN_SCALE, solo_leaf_value  # noqa: F401  (re-exported)
 
@@ -81,6 +81,8 @@ def checkpoint_facts(path: str | Path) -> dict:
     (`learned.SHIPPED_CONFIGS`); else the resolved `config.yaml` of the run directory holding it
     (runs/train/<name>/checkpoints/<x>.zip or runs/train/<name>/<x>.zip); {} otherwise."""
     p = Path(path).resolve()
+    if p == COMPACT_WEIGHTS.resolve():          # distilled from the 4-player weights: their reward
+        return {**checkpoint_facts(SHIPPED_WEIGHTS[4]), "num_players": 4}
     for n, shipped in SHIPPED_WEIGHTS.items():
         if p == shipped.resolve():
             cfg = Path(__file__).resolve().parents[1] / SHIPPED_CONFIGS[n]

@@ -39,6 +39,10 @@ SHIPPED_WEIGHTS = {1: WEIGHTS_DIR / "solitaire.zip", 2: WEIGHTS_DIR / "league_2p
 """The `learned` agent's weights by player count (1: the solitaire game), and the configs that made them."""
 SHIPPED_CONFIGS = {1: "configs/train/solitaire.yaml", 2: "configs/train/league_2p.yaml",
                    3: "configs/train/league_3p.yaml", 4: "configs/train/league_4p.yaml"}
+COMPACT_WEIGHTS = WEIGHTS_DIR / "compact_4p.zip"
+"""The 4-player network on the compact observation (version 2), with a value per seat: the shipped
+4-player network distilled (configs/experiments/distill/distill_4p_compact.yaml), as strong alone;
+`learned:path=...` and `guided:path=...` take it (docs/expert_iteration.md)."""
 # observation sizes a checkpoint may have been trained on: this version's, and earlier versions'
 # that are prefixes of it (version 1 ended before `seat_nation`)
 PREFIX_SIZES = {OBS_SIZE: 2, obs_slices()["seat_nation"][0]: 1}

@@ -103,6 +103,28 @@ def test_the_shipped_weights_are_known_by_the_configs_that_made_them(tmp_path):
     assert c.players is None and c.reward == {"win_loss": 1.0}
 
 
+def test_the_shipped_compact_network_is_the_4_player_network_distilled(tmp_path):
+    """agents/weights/compact_4p.zip (training.distill on the compact observation): known as a
+    4-player network with its teacher's reward, a value per seat; it plays the shipped network's move in
+    most decisions of a rule-bot game (its figures over 2,000 games: docs/expert_iteration.md)."""
+    from agents.learned import COMPACT_WEIGHTS, LearnedAgent
+    from agents.seat import observe_seat
+
+    assert checkpoint_facts(COMPACT_WEIGHTS) == checkpoint_facts(DEFAULT_WEIGHTS)
+    student, teacher = LearnedAgent(path=str(COMPACT_WEIGHTS)), LearnedAgent()
+    assert student.obs_layout == "compact" and student.seat_values and student.needs_game
+    g, bot = Game.new(4, seed=11), make_agent("rulebot")
+    same = n = 0
+    while not g.is_over:
+        obs, mask = observe_seat(g, g.current_player)
+        if mask.sum() > 1:
+            same += student.act(obs, mask, g.clone()) == teacher.act(obs, mask)
+            n += 1
+        g.step(bot.act(obs, mask, g.clone()))
+    assert n > 100 and same / n > 0.85
+    assert make_agent("guided", iterations=1, path=str(COMPACT_WEIGHTS)).players == 4
+
+
 def test_a_game_of_another_player_count_is_refused_unless_asked(guided):
     g = mid_game(num_players=3)
     four_only = make_agent("guided", path=str(DEFAULT_WEIGHTS), **FAST)
