@@ -37,7 +37,7 @@ def _compact_table() -> list[str]:
             "whether it is the first or the second: the actions name slots (`place`, `settle`, "
             "`advance_issue`, `advance_event`) and `keep` names the first or second drawn issue (version 1 "
             "said only table or waiting room, and a network could not tell which issue an action meant). "
-            f"About 100 of the {COMPACT_SIZE} floats are nonzero (the full observation: about 160 of 2,032). "
+            f"About 115 of the {COMPACT_SIZE} floats are nonzero in a 4-player game (the full observation: about 160 of 2,032). "
             "Generated from `v1919_env/core/observe_compact.py`.", "",
             "| slice | offset | size | content |", "|---|---|---|---|"]
     for name, (off, n, desc) in compact_slices().items():
