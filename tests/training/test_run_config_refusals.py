@@ -1,4 +1,5 @@
-"""The self-play, fit and rounds configs (training.selfplay, training.fit, training.exit_rounds) are
+"""The self-play, fit, rounds and distill configs (training.selfplay, training.fit, training.exit_rounds,
+training.distill) are
 refused up front in the one format of every config kind (v1919_env.config_schema): one line naming
 the file and the field, a nonzero exit, before any game is played or any folder made (issues 32, 43)."""
 from __future__ import annotations
@@ -12,12 +13,14 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from training import exit_rounds, fit, selfplay  # noqa: E402
+from training import distill, exit_rounds, fit, selfplay  # noqa: E402
 from v1919_env.config_schema import ConfigError  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-LOADERS = {"selfplay": selfplay.load_config, "fit": fit.load_config, "rounds": exit_rounds.load_config}
-MODULES = {"selfplay": "training.selfplay", "fit": "training.fit", "rounds": "training.exit_rounds"}
+LOADERS = {"selfplay": selfplay.load_config, "fit": fit.load_config, "rounds": exit_rounds.load_config,
+           "distill": distill.load_config}
+MODULES = {"selfplay": "training.selfplay", "fit": "training.fit", "rounds": "training.exit_rounds",
+           "distill": "training.distill"}
 
 
 @pytest.mark.parametrize("kind, raw, field", [
@@ -33,6 +36,9 @@ MODULES = {"selfplay": "training.selfplay", "fit": "training.fit", "rounds": "tr
     ("rounds", {"rounds": 0}, "rounds"), ("rounds", {"evaluation": {"games": 3}}, "evaluation.games"),
     ("rounds", {"evaluation": {"rulebot": 1}}, "evaluation.rulebot"), ("rounds", {"window": "2"}, "window"),
     ("rounds", {"teacher": {"games": 4}}, "teacher"), ("rounds", {"fit": {"epochs": 0}}, "fit"),
+    ("distill", {"seed": 10 ** 30}, "seed"), ("distill", {"buffer": 0}, "buffer"),
+    ("distill", {"device": "bogus"}, "device"), ("distill", {"arch": {"pi": [64, 0]}}, r"arch.pi\[1\]"),
+    ("distill", {"decisions": True}, "decisions"), ("distill", {"updates_per_step": -1}, "updates_per_step"),
 ])
 def test_bad_values_are_refused_naming_the_field(kind, raw, field):
     if kind == "fit" and field == "device":
@@ -91,7 +97,8 @@ def test_the_commands_refuse_an_out_that_cannot_be_a_folder(kind, out, says, tmp
         out = tmp_path / "f"
         out.write_text("keep me\n")
     cfg = tmp_path / "c.yaml"
-    cfg.write_text({"selfplay": "games: 4\n", "fit": "data: [/nonexistent]\n", "rounds": "games: 4\n"}[kind])
+    cfg.write_text({"selfplay": "games: 4\n", "fit": "data: [/nonexistent]\n", "rounds": "games: 4\n",
+                    "distill": "games: 4\n"}[kind])
     r = _cli(MODULES[kind], str(cfg), "--out", str(out))
     lines = r.stderr.strip().splitlines()
     assert r.returncode != 0 and len(lines) == 1 and lines[0].startswith(f"error: --out: {out}") and says in lines[0], \
@@ -116,4 +123,14 @@ def test_fit_refuses_an_evaluation_of_partial_deals_before_fitting(tmp_path):
     cfg.write_text(f"data: [{data}]\n")
     r = _cli("training.fit", str(cfg), "--out", str(tmp_path / "o"), "--evaluate", "3")
     assert r.returncode != 0 and "--evaluate: a multiple of the player count 4" in r.stderr, r.stderr
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("flag", [["--minutes", "0"], ["--minutes", "nan"], ["--evaluate", "-4"]])
+def test_distill_refuses_a_bad_flag_before_any_game(flag, tmp_path):
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("games: 4\n")
+    r = _cli("training.distill", str(cfg), "--out", str(tmp_path / "o"), *flag)
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode != 0 and len(lines) == 1 and lines[0].startswith(f"error: {flag[0]}"), r.stderr
     assert not (tmp_path / "o").exists()
