@@ -260,6 +260,104 @@ def bench_vector_env(num_players: int, seconds: float, sizes=VECTOR_SIZES, oppon
     return out
 
 
+def _best_ns(fn, reps: int, per: int, rounds: int = 7, before=None) -> float:
+    """Nanoseconds per item of fn() (`per` items a call, `reps` calls a round; the best of `rounds`
+    rounds), `before()` run outside the clock before every call."""
+    best = math.inf
+    for _ in range(rounds):
+        t = 0.0
+        for _ in range(reps):
+            if before is not None:
+                before()
+            c = time.perf_counter()
+            fn()
+            t += time.perf_counter() - c
+        best = min(best, t)
+    return best / (reps * per) * 1e9
+
+
+def bench_vector_parts(num_players: int = 4, num_envs: int = 256, seed: int = 0) -> dict:
+    """Where a learner step of the vector env (against `random`) goes, kernel by kernel: each
+    compiled kernel over the same `num_envs` real learner positions (the env's games after 300
+    steps), repeated so that they stay in the CPU's cache (ns a position, best round); a decision
+    of a whole random game in one compiled loop (legal actions, the draw, the transition: every
+    branch as play meets it); the decisions a learner step plays (the game's decisions over the
+    learner's); and the measured vector_step kernel and VectorEnv.step per learner step. `floor`
+    is what the kernels alone cost a learner step (its decisions, the learner's observation, its
+    legal actions and mask); the rest of vector_step is memory traffic over the games' states and
+    rows, and the episodes' ends and starts."""
+    from .core.observations import COMPACT, FULL, observe_states
+    from .core.observe import OBS_SIZE
+    from .core.observe_compact import COMPACT_SIZE
+    from .core.step import _step_batch_unchecked, mask_batch, random_games
+    from .envs.vector_env import VectorEnv
+    from .envs.vector_kernels import G_NLEGAL, vector_step
+
+    env = VectorEnv(num_envs=num_envs, num_players=num_players, opponents=["random"], seed=seed,
+                    obs_layout="compact", score_info=False)
+    rng = np.random.default_rng(seed)
+    rows = np.arange(num_envs)
+    lengths: list[int] = []
+
+    def actions():
+        pick = (rng.random(num_envs) * env.G[:, G_NLEGAL]).astype(np.int64)
+        return env._legal[rows, pick].astype(np.int64)
+
+    env.reset()
+    for _ in range(300):
+        *_, finals = env.step_all(actions())
+        lengths += [info["episode"]["l"] for _, _, info in finals.values()]
+    S, T = env.S.copy(), env.T
+    seats = env.seats.copy()
+    acts = actions()
+    M = np.zeros((num_envs, env._masks[0].shape[1]), np.int8)
+    reps = 40
+    out = {"num_envs": num_envs}
+    out["legal_and_mask_ns"] = _best_ns(lambda: mask_batch(S, T, M), reps, num_envs)
+    work = S.copy()
+    out["transition_ns"] = _best_ns(lambda: _step_batch_unchecked(work, T, acts), reps, num_envs,
+                                    before=lambda: np.copyto(work, S))
+    for name, layout, size in (("full", FULL, OBS_SIZE), ("compact", COMPACT, COMPACT_SIZE)):
+        o = np.zeros((num_envs, size), np.float32)
+        out[f"observe_{name}_ns"] = _best_ns(lambda: observe_states(S, T, seats, o, layout), reps, num_envs)
+    random_games(1, num_players, T, seed, 0, 0)
+    c = time.perf_counter()
+    d = random_games(40, num_players, T, seed, 0, 0)
+    out["random_game_decision_ns"] = (time.perf_counter() - c) / d * 1e9
+    out["decisions_per_learner_step"] = d / 40 / float(np.mean(lengths)) if lengths else float(num_players)
+    k_time = s_time = 0.0
+    steps = 0
+    for _ in range(300):
+        a = actions()
+        obs, masks = env._next_buffers()
+        c = time.perf_counter()
+        vector_step(env.S, env.T, a, *env._kernel_args(obs, masks))
+        k_time += time.perf_counter() - c
+        a = actions()
+        c = time.perf_counter()
+        env.step(a)
+        s_time += time.perf_counter() - c
+        steps += num_envs
+    out["vector_step_kernel_ns"] = k_time / steps * 1e9
+    out["env_step_ns"] = s_time / steps * 1e9
+    out["floor_ns"] = (out["decisions_per_learner_step"] * out["random_game_decision_ns"]
+                       + out["observe_compact_ns"] + out["legal_and_mask_ns"])
+    return out
+
+
+def format_vector_parts(r: dict) -> list[str]:
+    """Lines of bench_vector_parts."""
+    return [f"  where a learner step goes (compact layout, {r['num_envs']} games against random; ns):",
+            f"    kernels on {r['num_envs']} real positions kept in cache: legal actions + mask "
+            f"{r['legal_and_mask_ns']:.0f}, a transition {r['transition_ns']:.0f}, the full observation "
+            f"{r['observe_full_ns']:.0f}, the compact observation {r['observe_compact_ns']:.0f}",
+            f"    a decision of a random game (legal actions, draw, transition; compiled loop): "
+            f"{r['random_game_decision_ns']:.0f}; decisions a learner step: {r['decisions_per_learner_step']:.2f}",
+            f"    floor (its decisions + the learner's observation, legal actions and mask): {r['floor_ns']:.0f}; "
+            f"vector_step kernel: {r['vector_step_kernel_ns']:.0f}; VectorEnv.step: {r['env_step_ns']:.0f} "
+            f"({1e9 / r['env_step_ns']:,.0f} learner steps/s)"]
+
+
 def format_vector(rows: list[dict]) -> list[str]:
     """Table lines of bench_vector_env's rows."""
     lines = ["  vector env, VectorEnv.step with observations + masks, rewards, auto-reset (learner steps per CPU "
@@ -478,8 +576,10 @@ def main(args) -> int:
         text = "\n".join(alone.format(out))
     elif getattr(args, "vector", False):         # only the vector env figures
         res = {"num_players": args.players,
-               "vector_env": bench_vector_env(args.players, args.seconds, layouts=("full", "compact"))}
-        text = "\n".join([f"v1919 bench --vector: {args.players} players, one core"] + format_vector(res["vector_env"]))
+               "vector_env": bench_vector_env(args.players, args.seconds, layouts=("full", "compact")),
+               "vector_parts": bench_vector_parts(args.players)}
+        text = "\n".join([f"v1919 bench --vector: {args.players} players, one core"] + format_vector(res["vector_env"])
+                         + format_vector_parts(res["vector_parts"]))
     else:
         res = run(args.players, args.seconds, cold=not args.no_cold, quiet=args.json, envs=args.env)
         text = format_table(res)

@@ -184,6 +184,20 @@ def test_the_vector_bench_prints_a_row_per_opponent_and_size():
     assert format_vector(compact)[-1].split()[:3] == ["compact", "random", "2"]
 
 
+def test_the_vector_bench_splits_a_learner_step_into_its_kernels():
+    from v1919_env.bench import bench_vector_parts, format_vector_parts
+
+    r = bench_vector_parts(4, num_envs=8)
+    for k in ("legal_and_mask_ns", "transition_ns", "observe_full_ns", "observe_compact_ns",
+              "random_game_decision_ns", "vector_step_kernel_ns", "env_step_ns"):
+        assert 0 < r[k] < 1e6, k
+    assert 3.0 < r["decisions_per_learner_step"] < 6.0       # 4 players: about one decision a seat
+    assert r["floor_ns"] == pytest.approx(r["decisions_per_learner_step"] * r["random_game_decision_ns"]
+                                          + r["observe_compact_ns"] + r["legal_and_mask_ns"])
+    lines = format_vector_parts(r)
+    assert len(lines) == 4 and "8 games against random" in lines[0] and "learner steps/s" in lines[-1]
+
+
 class IllegalOnce(HashedBatchPolicy):
     """Chooses illegal actions in its `when`-th call, else plays hashed_choice."""
 

@@ -132,6 +132,17 @@ def settled_counters(s, T, i, o, slot):
 
 
 @njit(cache=True, _nrt=False)
+def add_settled_counters(s, T, i, o, ctrs):
+    """ctrs[slot] += settled_counters(s, T, i, o, slot) for every kind (one pass over the option's row)."""
+    base = T_OPT_CTR + (i * 4 + o) * N_COUNTERS
+    for slot in range(N_COUNTERS):
+        ctrs[slot] += T[base + slot]
+    uk = s[ISSUE_NAVAL_UK + i]
+    ctrs[5] += uk
+    ctrs[7] += T[T_OPT_NAVAL + i * 4 + o] - uk
+
+
+@njit(cache=True, _nrt=False)
 def write_nations(s, T, out, o_happy, o_sign):
     """Each nation's happiness / 30 at o_happy and, at o_sign, 1 where it is at the signing threshold."""
     sign = T[T_SIGN]
