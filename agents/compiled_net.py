@@ -111,17 +111,16 @@ def _chain(module) -> list | None:
     return [tuple(x) for x in out]
 
 
-@njit(cache=True)
-def dense(x, n_in, W, layer, out):
+@njit(cache=True, _nrt=False)
+def dense(x, n_in, W, layer, out, nz):
     """out[:n_out] = activation(bias + the sum over inputs k, in order, of x[k] * W[k]) (zero inputs
-    skipped); returns n_out. The nonzero inputs are listed first (branch-free), and weight rows are
-    slices so that the inner loop vectorizes (no index wraparound)."""
+    skipped); returns n_out. The nonzero inputs are listed first in nz (branch-free), and weight rows
+    are slices so that the inner loop vectorizes (no index wraparound)."""
     w0, b0, n_out, act = layer[L_W], layer[L_B], layer[L_OUT], layer[L_ACT]
     y = out[:n_out]
     bias = W[b0:b0 + n_out]
     for j in range(n_out):
         y[j] = bias[j]
-    nz = np.empty(n_in, np.int64)
     m = 0
     for k in range(n_in):
         nz[m] = k
@@ -142,25 +141,25 @@ def dense(x, n_in, W, layer, out):
     return n_out
 
 
-@njit(cache=True)
-def run_layers(x, n, W, layers, first, last, a, b):
+@njit(cache=True, _nrt=False)
+def run_layers(x, n, W, layers, first, last, a, b, nz):
     """Apply layers [first, last) to x[:n], alternating between the buffers a and b; returns (which,
     width): the result is a[:width] (which 0), b[:width] (1), or x itself (-1: no layer)."""
     which = -1
     for i in range(first, last):
         if which == 0:
-            n = dense(a, n, W, layers[i], b)
+            n = dense(a, n, W, layers[i], b, nz)
             which = 1
         elif which == 1:
-            n = dense(b, n, W, layers[i], a)
+            n = dense(b, n, W, layers[i], a, nz)
             which = 0
         else:
-            n = dense(x, n, W, layers[i], a)
+            n = dense(x, n, W, layers[i], a, nz)
             which = 0
     return which, n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _pick(x, a, b, which):
     if which == 0:
         return a
@@ -169,38 +168,60 @@ def _pick(x, a, b, which):
     return x
 
 
-@njit(cache=True)
-def _value_head(t, n, W, layers, program, a, b, vout):
+@njit(cache=True, _nrt=False)
+def _value_head(t, n, W, layers, program, a, b, nz, vout):
     """The value path from the trunk's output t[:n], through the buffers a and b (neither may be t):
     vout[:outputs] = the value layer's outputs (one, or one per relative seat)."""
-    w, m = run_layers(t, n, W, layers, program[P_VF0], program[P_VF1], a, b)
+    w, m = run_layers(t, n, W, layers, program[P_VF0], program[P_VF1], a, b, nz)
     h = _pick(t, a, b, w)
     out = b if w == 0 else a
-    k = dense(h, m, W, layers[program[P_VALUE]], out)
+    k = dense(h, m, W, layers[program[P_VALUE]], out, nz)
     for j in range(k):
         vout[j] = out[j]
 
 
-@njit(cache=True)
-def heads(t0, n0, start, W, layers, program, want_policy, legal, nlegal, probs, z, s1, s2, s3, s4, vout):
+@njit(cache=True, _nrt=False)
+def logits(h, n2, W, act, legal, nlegal, z):
+    """z[j] = the logit of action legal[j] from the policy path's output h[:n2] (act: the action
+    layer): its bias plus h[k] * its weight k, added in order; four actions at a time, so that four
+    chains of additions overlap (each action's sum is the one-at-a-time sum, bit for bit)."""
+    w0, b0 = act[L_W], act[L_B]
+    j = 0
+    while j + 4 <= nlegal:
+        a0, a1, a2, a3 = legal[j], legal[j + 1], legal[j + 2], legal[j + 3]
+        c0, c1, c2, c3 = W[b0 + a0], W[b0 + a1], W[b0 + a2], W[b0 + a3]
+        r0, r1 = W[w0 + a0 * n2:w0 + (a0 + 1) * n2], W[w0 + a1 * n2:w0 + (a1 + 1) * n2]
+        r2, r3 = W[w0 + a2 * n2:w0 + (a2 + 1) * n2], W[w0 + a3 * n2:w0 + (a3 + 1) * n2]
+        for k in range(n2):
+            hk = h[k]
+            c0 += hk * r0[k]
+            c1 += hk * r1[k]
+            c2 += hk * r2[k]
+            c3 += hk * r3[k]
+        z[j], z[j + 1], z[j + 2], z[j + 3] = c0, c1, c2, c3
+        j += 4
+    while j < nlegal:
+        a = legal[j]
+        acc = W[b0 + a]
+        row = W[w0 + a * n2:w0 + (a + 1) * n2]
+        for k in range(n2):
+            acc += h[k] * row[k]
+        z[j] = acc
+        j += 1
+
+
+@njit(cache=True, _nrt=False)
+def heads(t0, n0, start, W, layers, program, want_policy, legal, nlegal, probs, z, s1, s2, s3, s4, nz, vout):
     """The rest of the network from t0[:n0], the output of the trunk's layers before `start`: the
     value head's outputs in vout, and with want_policy probs[legal[j]] = the softmax over the legal actions of
     their logits (z: float64 scratch of at least nlegal; other entries of probs untouched)."""
-    w, n = run_layers(t0, n0, W, layers, start, program[P_TRUNK1], s1, s2)
+    w, n = run_layers(t0, n0, W, layers, start, program[P_TRUNK1], s1, s2, nz)
     t = _pick(t0, s1, s2, w)
     if want_policy:
-        w2, n2 = run_layers(t, n, W, layers, program[P_PI0], program[P_PI1], s3, s4)
-        h = _pick(t, s3, s4, w2)
-        act = layers[program[P_ACTION]]
-        w0, b0 = act[L_W], act[L_B]
+        w2, n2 = run_layers(t, n, W, layers, program[P_PI0], program[P_PI1], s3, s4, nz)
+        logits(_pick(t, s3, s4, w2), n2, W, layers[program[P_ACTION]], legal, nlegal, z)
         hi = -1e300
         for j in range(nlegal):
-            a = legal[j]
-            acc = W[b0 + a]
-            row = W[w0 + a * n2:w0 + (a + 1) * n2]
-            for k in range(n2):
-                acc += h[k] * row[k]
-            z[j] = acc
             if z[j] > hi:
                 hi = z[j]
         tot = 0.0
@@ -209,9 +230,9 @@ def heads(t0, n0, start, W, layers, program, want_policy, legal, nlegal, probs, 
             tot += z[j]
         for j in range(nlegal):
             probs[legal[j]] = z[j] / tot
-    _value_head(t, n, W, layers, program, s3, s4, vout)
+    _value_head(t, n, W, layers, program, s3, s4, nz, vout)
 
 
 def scratch() -> tuple[np.ndarray, ...]:
-    """The four hidden-layer buffers the row kernels take."""
-    return tuple(np.zeros(WIDEST, np.float32) for _ in range(4))
+    """The four hidden-layer buffers and the list of nonzero inputs the row kernels take."""
+    return tuple(np.zeros(WIDEST, np.float32) for _ in range(4)) + (np.zeros(WIDEST, np.int64),)

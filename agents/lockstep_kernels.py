@@ -114,9 +114,9 @@ def lockstep_select(active, na, ctl, roots, T, NF, NI, hk, hv, meta, c_puct, fpu
                       R[g], rollz[g], heur_scale, heurz[g], want_bot, botact[g], forced[g], obs_mode)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def compiled_forward(active, na, ctl, status, obs, legal_ids, nlegal, deciders, rows, W, layers, program, n_in,
-                     probs, raw, z, s1, s2, s3, s4):
+                     probs, raw, z, s1, s2, s3, s4, nz):
     """The network (agents/compiled_net.py) on every evaluated leaf of this step: probs[g, k] over the
     legal actions from the decider's row; with `rows` seats the value raw[g, k, p] of seat p from seat
     p's row (the policy head runs for the decider's row alone), with one row (the decider's) the
@@ -131,7 +131,7 @@ def compiled_forward(active, na, ctl, status, obs, legal_ids, nlegal, deciders, 
             d = deciders[g, k] if rows > 1 else 0
             for p in range(rows):
                 heads(obs[g, k, p], n_in, start, W, layers, program, p == d, legal_ids[g, k], nlegal[g, k],
-                      probs[g, k], z, s1, s2, s3, s4, raw[g, k, p:] if rows > 1 else raw[g, k])
+                      probs[g, k], z, s1, s2, s3, s4, nz, raw[g, k, p:] if rows > 1 else raw[g, k])
             rows_done += rows
     return rows_done
 

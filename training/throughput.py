@@ -11,9 +11,9 @@ rollouts (the PUCT teacher of teacher_4p.yaml: rollout_mix 1, bot_prior 0.5):
 - `lockstep, compiled`: every position searched in the same steps, the compiled forward pass;
 - `lockstep, value per seat`: the same with a network that values every seat from the decider's row
   (one row a leaf; the shipped network given a SeatValueHead: for speed, its values untrained);
-- `lockstep, compact`: the same on the compact observation (1,596 floats, docs/observation.md): the
-  shipped network's body (trunk 256, heads 128) over the compact layout, untrained (for speed only:
-  a trained one runs at the same rate, docs/benchmarks.md), with a value head per seat.
+- `lockstep, compact`: the same on the compact observation (1,596 floats, docs/observation.md) with
+  the shipped compact network (`agents/weights/compact_4p.zip`: the shipped body's size, a value per
+  seat, distilled from the shipped network; `compact_net` another).
 
 Each figure counts the searches of the positions given (`v1919 bench` gives 64 real positions: rule-bot
 games, about one decision in twelve) repeated for at least `seconds`; with workers > 1 as many
@@ -49,26 +49,20 @@ def seat_values_network(path: str) -> str:
     return path
 
 
-def compact_network(path: str, body: dict | None = None) -> str:
-    """A network of `body` (default the shipped one's: trunk 256, heads 128) over the compact
-    layout with a value head per seat, untrained (seed 0), saved at `path`."""
-    from sb3_contrib import MaskablePPO
+def network_of(path_name: str, seat_net: str | None = None, compact_net: str | None = None) -> str | None:
+    """The network a path searches (None: the shipped 4-player one): `seat_net` for the value per
+    seat, `compact_net` (default the shipped compact network) for the compact path."""
+    from agents.learned import COMPACT_WEIGHTS
 
-    from .envs import SB3VectorEnv
-    from .policy import policy_kwargs, with_seat_values
-
-    body = body or {"trunk": [256], "pi": [128], "vf": [128], "activation": "relu"}
-    env = SB3VectorEnv(num_envs=2, num_players=4, obs_layout="compact", seed=0)
-    model = MaskablePPO("MlpPolicy", env, policy_kwargs=policy_kwargs({"policy": body}), n_steps=8, batch_size=16,
-                        device="cpu", seed=0)
-    with_seat_values(model).save(path)
-    return path
+    return {"lockstep, value per seat": seat_net,
+            "lockstep, compact": compact_net or str(COMPACT_WEIGHTS)}.get(path_name)
 
 
 def measure(path_name: str, search: str, positions: list, seconds: float, iterations: int = 32,
             seat_net: str | None = None, compact_net: str | None = None) -> dict:
     """Searched decisions per second and per CPU second of one path on `positions` (repeated for at
-    least `seconds`), with the engine's forward share and rows a pass (lockstep paths)."""
+    least `seconds`), with the engine's forward share and rows a pass (lockstep paths); the networks
+    as `network_of` gives them."""
     import torch
 
     from agents import make_agent
@@ -88,7 +82,7 @@ def measure(path_name: str, search: str, positions: list, seconds: float, iterat
     else:
         from agents.guided import GuidedAgent
 
-        net = {"lockstep, value per seat": seat_net, "lockstep, compact": compact_net}.get(path_name)
+        net = network_of(path_name, seat_net, compact_net)
         extra = {"path": net, "players": 4} if net else {}
         agent = GuidedAgent(forward="compiled", **opts, **extra)
         eng = Lockstep(agent, len(positions), 4)             # made once, as a selfplay worker does
@@ -132,14 +126,13 @@ def bench_selfplay(positions: list, seconds: float = 3.0, workers=(1, 2), iterat
     pos = positions
     with tempfile.TemporaryDirectory() as d:
         seat = seat_values_network(f"{d}/seat_values.zip")
-        compact = compact_network(f"{d}/compact.zip")
         rows = []
         for search in SEARCHES:
             for path_name in PATHS:
                 for w in workers:
                     if not quiet:
                         print(f"  selfplay: {path_name}, {search}, {w} worker(s)", flush=True)
-                    args = (path_name, search, pos, seconds, iterations, seat, compact)
+                    args = (path_name, search, pos, seconds, iterations, seat)
                     if w == 1:
                         res = [measure(*args)]
                     else:

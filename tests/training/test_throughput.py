@@ -1,5 +1,5 @@
 """`v1919 bench --selfplay` (training/throughput.py): every path measures the same positions, the
-compact one with a network over the compact observation, and the table has a row per path."""
+compact one with the shipped compact network, and the table has a row per path."""
 from __future__ import annotations
 
 import pytest
@@ -10,16 +10,15 @@ pytest.importorskip("sb3_contrib")
 def test_each_path_searches_the_positions_and_the_table_names_them(tmp_path):
     from agents.arena.bench import real_positions
     from agents.learned import LearnedAgent
-    from training.throughput import PATHS, compact_network, format_selfplay, measure, seat_values_network
+    from training.throughput import PATHS, format_selfplay, measure, network_of, seat_values_network
 
     pos = real_positions(4, 2)
     seat = seat_values_network(str(tmp_path / "seat.zip"))
-    compact = compact_network(str(tmp_path / "compact.zip"))
-    net = LearnedAgent(path=compact)
+    net = LearnedAgent(path=network_of("lockstep, compact"))
     assert net.obs_layout == "compact" and net.seat_values and net.compiled_policy() is not None
     rows = []
     for path in PATHS:
-        r = measure(path, "rule-free", pos, 0.01, iterations=4, seat_net=seat, compact_net=compact)
+        r = measure(path, "rule-free", pos, 0.01, iterations=4, seat_net=seat)
         assert r["searched"] >= len(pos) and r["searched_per_cpu_s"] > 0
         if path.startswith("lockstep"):
             assert 0 < r["forward_share"] < 1
