@@ -52,7 +52,7 @@ from v1919_env.core.observe import OBS_SIZE
 from v1919_env.core.scoring import N_SCORE_COLS, SCORE_TABLE_COLS, score_table
 from v1919_env.core.search import evaluate, finish_replies, solo_value
 from v1919_env.core.step import apply_action, legal
-from v1919_env.core.tree import TREE_NODES, determinize, tree_find, tree_insert, tree_room, tree_start
+from v1919_env.core.tree import TREE_NODES, copy_state, determinize, tree_find, tree_insert, tree_room, tree_start
 from v1919_env.envs.vector_kernels import terminal_reward, write_solo_features
 
 # NF columns (float64)
@@ -202,7 +202,7 @@ def guided_select(root, T, K, NF, NI, hk, hv, meta, c_puct, fpu, vloss, prior_po
     maxd = paths.shape[1]
     for k in range(K):
         s = S[k]
-        s[:] = root
+        copy_state(s, root)
         determinize(s, T, rng)
         node = 0
         depth = 0
@@ -251,7 +251,7 @@ def guided_select(root, T, K, NF, NI, hk, hv, meta, c_puct, fpu, vloss, prior_po
                     botact[k] = bot_action(s, T, buf, rng)
                 r = R[k]
                 if heur_scale > 0.0 or max_rollout > 0:
-                    r[:] = s
+                    copy_state(r, s)
                 if heur_scale > 0.0:
                     heuristic_values(r, T, nseats, kinds, weights, heur_scale, buf, rng, sc, fs, heurz[k])
                 if max_rollout > 0:

@@ -18,7 +18,7 @@ from v1919_env.core.layout import (D_PLACE2, GAME_OVER, N_SLOTS, PENDING, SLOT_I
                                    SOLO_VP)
 from v1919_env.core.search import W_LEAD, finish_replies
 from v1919_env.core.step import apply_action, legal
-from v1919_env.core.tree import determinize
+from v1919_env.core.tree import copy_state, determinize
 
 W_SOLO_VP = 10.0       # per VP the player has scored: what the game counts
 W_SOLO_LEAD = W_LEAD   # share of the PIV of an issue a faction leads in a slot (the greedy evaluation's)
@@ -69,7 +69,7 @@ def solitaire_greedy_action(root, T, samples: int, rng, s, acts, buf) -> int:
         a = int(acts[j])
         tot = 0.0
         for _ in range(samples):
-            s[:] = root
+            copy_state(s, root)
             determinize(s, T, rng)
             apply_action(s, T, a)
             play_to_next_turn(s, T, buf, rng)

@@ -48,6 +48,13 @@ def _policy_next(r):
 
 
 @njit(cache=True, _nrt=False)
+def _policy_index(r, n):
+    """The index in [0, n) that generator output r draws: its top 31 bits modulo n (both fit 32 bits, so
+    a 32-bit remainder: the same value as the 64-bit one, several times faster)."""
+    return np.int64(np.uint32(r >> np.uint64(33)) % np.uint32(n))
+
+
+@njit(cache=True, _nrt=False)
 def rng_seed(s, seed):
     """Seed the in-state xorshift64* generator (splitmix64 of the seed; never zero)."""
     z = splitmix64(seed)

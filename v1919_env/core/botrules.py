@@ -27,8 +27,8 @@ from .actions import (A_ACCEPT, A_ADD_ISSUE, A_ADV_ISSUE, A_BID, A_BID_PASS, A_B
                       A_CHOOSE_ISSUE, A_CHOOSE_PLAYER, A_CHOOSE_REGION, A_DEMOB, A_DEPLOY, A_DRAFT, A_END_TURN,
                       A_FLAG, A_KEEP, A_MODIFIER, A_OPTION, A_PASS_POLITICAL, A_PLACE, A_RECLAIM, A_SETTLE, A_SIGN,
                       A_TO_AVAIL, A_TO_EXH)
-from .board import (SOLO_ICONS, _policy_next, is_solo_icon, issues_in_region, slot_leader, slot_total,
-                    star_total, top, units_in_play, unit_at)
+from .board import (SOLO_ICONS, _policy_index, _policy_next, is_solo_icon, issues_in_region, slot_leader,
+                    slot_total, star_total, top, units_in_play, unit_at)
 from .layout import (BID_HIGH, D_ADD_ISSUE, D_ADV_EVENT, D_ADV_ISSUE, D_AFFECTED, D_BID, D_BRANCH, D_CHOOSE_PLAYER,
                      D_CHOOSE_REGION, D_DEMOB, D_DEPLOY, D_DRAFT, D_EVENT_CUBE, D_KEEP, D_MODIFIER, D_MUTINY, D_NAVAL,
                      D_OPTION, D_OPTIONAL, D_PLACE2, D_SIGN, D_TO_AVAIL, D_TO_EXH, D_TURN, D_UNSETTLE,
@@ -151,7 +151,7 @@ def _is_legal(buf, n, a):
 def policy_below(rng, n):
     """Uniform integer in [0, n) from a policy's own generator (uint64[1]), never the game's."""
     rng[0] = _policy_next(rng[0])
-    return np.int64((rng[0] >> np.uint64(33)) % np.uint64(n))
+    return _policy_index(rng[0], n)
 
 
 @njit(cache=True, _nrt=False)

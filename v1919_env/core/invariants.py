@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .board import is_usa_faction, over_unit_limit
+from .board import _policy_index, is_usa_faction, over_unit_limit
 from .solo import is_bot_decision
 from .layout import (D_KEEP, D_MUTINY, DEP_COL, DRAWN, EV_CUBE, EV_DECK, EV_DECK_N, EV_DISC, EV_DISC_N, EV_TABLE,
                      EV_WAIT, FRAME_W, F_A0, F_PROC, GAME_OVER, HAPPY, INF_AVAIL, INF_EXH, ISSUE_CTRL, ISSUE_DECK,
@@ -167,7 +167,7 @@ def random_games_checked(num_games, num_players, T, seed, variant, negotiation, 
             if nl == 0:
                 return DEAD_END, g, k
             r = _policy_next(r)
-            apply_action(s, T, buf[np.int64((r >> np.uint64(33)) % np.uint64(nl))])
+            apply_action(s, T, buf[_policy_index(r, nl)])
             k += 1
             if k > max_decisions:
                 return NO_END, g, k

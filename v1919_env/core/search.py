@@ -23,7 +23,7 @@ from .layout import (D_PLACE2, D_TURN, GAME_OVER, INF_AVAIL, MAX_PLAYERS, MIL_AV
 from .board import n_players, slot_leader, slot_total
 from .scoring import N_SCORE_COLS, SC_TOTAL, final_scores, winners
 from .step import apply_action, legal
-from .tree import determinize, tree_find, tree_insert, tree_start
+from .tree import copy_state, determinize, tree_find, tree_insert, tree_start
 
 # tree arrays: F[node] = (visits, availability, reward sum); I[node] = (seat that chose, action)
 TF_VISITS, TF_AVAIL, TF_REWARD = 0, 1, 2
@@ -118,7 +118,7 @@ def ismcts_iterate(root, T, iters, TF, TI, hk, hv, meta, explore, widen, policie
     out = np.zeros((MAX_PLAYERS, N_SCORE_COLS), np.int64)
     r = np.zeros(MAX_PLAYERS, np.float64)
     for _ in range(iters):
-        s[:] = root
+        copy_state(s, root)
         determinize(s, T, rng)
         node = 0
         depth = 0
@@ -243,7 +243,7 @@ def greedy_action(root, T, samples, rng, s, acts, buf):
     for j in range(n):
         tot = 0.0
         for _ in range(samples):
-            s[:] = root
+            copy_state(s, root)
             determinize(s, T, rng)
             apply_action(s, T, acts[j])
             finish_replies(s, T, p, buf, rng)

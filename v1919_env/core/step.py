@@ -6,7 +6,7 @@ import numpy as np
 from numba import njit
 
 from .actions import A_BID_PASS, A_DEMOB, A_FLAG, action_ids
-from .board import _policy_next, top  # noqa: F401  (_policy_next: the policies' generator, re-exported)
+from .board import _policy_index, _policy_next, top  # noqa: F401  (_policy_next: the policies' generator, re-exported)
 from .events import event_proc, legal_event
 from .layout import (ACTIVE, MAX_LEGAL, D_CHOOSE_FACTION, MODE, MODE_SOLO, PENDING_FACTION, P_SWITCH, D_ADD_ISSUE,
                      D_ADV_EVENT, D_ADV_ISSUE, D_AFFECTED, D_BID, D_DRAFT, D_EVENT_CUBE, D_KEEP, D_MODIFIER, D_MUTINY,
@@ -255,7 +255,7 @@ def random_playout_batch(S, T, policy_seed, max_decisions):
         while s[GAME_OVER] == 0 and k < max_decisions:
             n = legal(s, T, buf)
             r = _policy_next(r)
-            a = buf[np.int64((r >> np.uint64(33)) % np.uint64(n))]
+            a = buf[_policy_index(r, n)]
             apply_action(s, T, a)
             k += 1
         total += k
@@ -270,7 +270,7 @@ def play_random_until(s, T, seat, rng, buf):
     while s[GAME_OVER] == 0 and s[PENDING_PLAYER] != seat:
         n = legal(s, T, buf)
         rng[0] = _policy_next(rng[0])
-        apply_action(s, T, buf[np.int64((rng[0] >> np.uint64(33)) % np.uint64(n))])
+        apply_action(s, T, buf[_policy_index(rng[0], n)])
         k += 1
     return k
 
@@ -287,7 +287,7 @@ def random_games(num_games, num_players, T, seed, variant, negotiation):
         while s[GAME_OVER] == 0:
             n = legal(s, T, buf)
             r = _policy_next(r)
-            a = buf[np.int64((r >> np.uint64(33)) % np.uint64(n))]
+            a = buf[_policy_index(r, n)]
             apply_action(s, T, a)
             total += 1
     return total

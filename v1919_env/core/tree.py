@@ -24,9 +24,11 @@ from numba import njit
 
 from .botrules import policy_below
 from .layout import EV_DECK, EV_DECK_N, FORCED_N, FORCED_POS, ISSUE_DECK, ISSUE_DECK_N, RNG, VARIANT
+from .stack import stack_empty
 from .tables import T_GAME_END, T_VAR_SHUFFLE
 
 ACTION_KEY = 1024          # > number of action ids
+SORT_RANGE = 64            # > every card id (53 issues, 46 events)
 TREE_NODES = 0             # meta[TREE_NODES]: nodes in use (node 0, the root, is always there)
 
 
@@ -34,19 +36,45 @@ TREE_NODES = 0             # meta[TREE_NODES]: nodes in use (node 0, the root, i
 @njit(cache=True)
 def canonical_shuffle(s, start, n, rng):
     """Sort s[start:start+n], then Fisher-Yates shuffle it with rng: the result depends only on
-    the multiset of values and rng, never on the order it replaces."""
-    for i in range(1, n):
-        x = s[start + i]
-        j = i - 1
-        while j >= 0 and s[start + j] > x:
-            s[start + j + 1] = s[start + j]
-            j -= 1
-        s[start + j + 1] = x
+    the multiset of values and rng, never on the order it replaces. The sort counts the values
+    (card ids are below SORT_RANGE; an insertion sort otherwise): the same order, in linear time."""
+    cnt = stack_empty(SORT_RANGE, np.int64)
+    for v in range(SORT_RANGE):
+        cnt[v] = 0
+    small = True
+    for i in range(n):
+        v = s[start + i]
+        if v < 0 or v >= SORT_RANGE:
+            small = False
+            break
+        cnt[v] += 1
+    if small:
+        i = start
+        for v in range(SORT_RANGE):
+            for _ in range(cnt[v]):
+                s[i] = v
+                i += 1
+    else:
+        for i in range(1, n):
+            x = s[start + i]
+            j = i - 1
+            while j >= 0 and s[start + j] > x:
+                s[start + j + 1] = s[start + j]
+                j -= 1
+            s[start + j + 1] = x
     for i in range(n - 1, 0, -1):
         j = policy_below(rng, i + 1)
         t = s[start + i]
         s[start + i] = s[start + j]
         s[start + j] = t
+
+
+@njit(cache=True, _nrt=False)
+def copy_state(dst, src):
+    """dst[:] = src element by element (numba's slice assignment from another array goes through a
+    temporary against overlap: six times slower for a game state)."""
+    for i in range(src.shape[0]):
+        dst[i] = src[i]
 
 
 @njit(cache=True)
