@@ -49,6 +49,23 @@ def seat_values_network(path: str) -> str:
     return path
 
 
+def compact_network(path: str, body: dict | None = None) -> str:
+    """An untrained network of `body` (default the shipped one's: trunk 256, heads 128) over the
+    compact layout with a value head per seat (seed 0), saved at `path`: the speed of a body before
+    it is trained (`measure(..., compact_net=path)`; a trained one costs the same)."""
+    from sb3_contrib import MaskablePPO
+
+    from .envs import SB3VectorEnv
+    from .policy import policy_kwargs, with_seat_values
+
+    body = body or {"trunk": [256], "pi": [128], "vf": [128], "activation": "relu"}
+    env = SB3VectorEnv(num_envs=2, num_players=4, obs_layout="compact", seed=0)
+    model = MaskablePPO("MlpPolicy", env, policy_kwargs=policy_kwargs({"policy": body}), n_steps=8, batch_size=16,
+                        device="cpu", seed=0)
+    with_seat_values(model).save(path)
+    return path
+
+
 def network_of(path_name: str, seat_net: str | None = None, compact_net: str | None = None) -> str | None:
     """The network a path searches (None: the shipped 4-player one): `seat_net` for the value per
     seat, `compact_net` (default the shipped compact network) for the compact path."""
