@@ -28,7 +28,7 @@ L_W, L_B, L_IN, L_OUT, L_ACT = 0, 1, 2, 3, 4
 # program entries: layer ranges [start, end) of the shared trunk, the policy path and the value path,
 # then the action layer and the value layer
 P_TRUNK0, P_TRUNK1, P_PI0, P_PI1, P_VF0, P_VF1, P_ACTION, P_VALUE = range(8)
-WIDEST = 4096       # the widest hidden layer the kernels' scratch holds
+WIDEST = 4096       # the widest input or hidden layer the kernels' scratch holds
 
 
 class CompiledPolicy:
@@ -77,9 +77,9 @@ class CompiledPolicy:
         prog.append(len(table))
         add(policy.value_net, ACT_NONE)
         layers = np.asarray(table, np.int64)
-        if layers[:, L_OUT].max() > WIDEST or policy.value_net.out_features not in (1, MAX_PLAYERS):
-            return None
         n_in = int(policy.observation_space.shape[0])
+        if max(layers[:, L_OUT].max(), n_in) > WIDEST or policy.value_net.out_features not in (1, MAX_PLAYERS):
+            return None                  # (the kernels' scratch holds WIDEST values and nonzero inputs)
         return cls(np.concatenate(chunks), layers, np.asarray(prog, np.int64), n_in)
 
     @property
