@@ -416,6 +416,30 @@ def test_determinize_longest_variant_keeps_game_end_at_the_bottom():
         assert ge in deck[:6]
 
 
+def test_the_canonical_shuffle_and_the_policy_draw_are_exact():
+    """The determinization's sort by counting gives the insertion sort's order (values beyond
+    SORT_RANGE take that path), whatever order it replaces; a policy draw's 32-bit remainder is the
+    64-bit one."""
+    from v1919_env.core.board import _policy_index
+    from v1919_env.core.tree import SORT_RANGE, canonical_shuffle
+
+    rng = np.random.default_rng(0)
+    for n in (0, 1, 2, 17, 46, 53):
+        cards = rng.permutation(SORT_RANGE)[:n]
+        small = np.concatenate([[7], cards, [9]]).astype(np.int32)
+        reordered = small.copy()
+        reordered[1:1 + n] = cards[::-1]
+        big = small.copy()
+        big[1:1 + n] += 1000
+        for a in (small, reordered, big):
+            canonical_shuffle(a, 1, n, np.array([12345], np.uint64))
+        assert small.tolist() == reordered.tolist() and (small[0], small[-1]) == (7, 9)
+        assert (big[1:1 + n] - 1000).tolist() == small[1:1 + n].tolist()
+    for x, m in zip(rng.integers(0, 2 ** 63, 2000, dtype=np.uint64) * np.uint64(2) + np.uint64(1),
+                    rng.integers(1, 2 ** 31, 2000)):
+        assert _policy_index(x, m) == (int(x) >> 33) % int(m)
+
+
 def test_legal_actions_are_the_mask_in_the_engines_order():
     """Game.legal_actions() is the mask's ids exactly, each once, in the engine's deterministic order,
     which is not always ascending (the docstring says so; OpenSpiel's adapter sorts)."""
