@@ -16,7 +16,8 @@ rollouts (the PUCT teacher of teacher_4p.yaml: rollout_mix 1, bot_prior 0.5):
   seat, distilled from the shipped network; `compact_net` another).
 
 Each figure counts the searches of the positions given (`v1919 bench` gives 64 real positions: rule-bot
-games, about one decision in twelve) repeated for at least `seconds`; with workers > 1 as many
+games, about one decision in twelve) repeated for at least `seconds` (the bench: in alternating rounds,
+the median kept); with workers > 1 as many
 processes search their own copies at once and the figure is their total. The engine also reports its forward pass's share of the time
 and the rows a pass.
 """
@@ -135,41 +136,56 @@ def _worker(args):
 
 
 def bench_selfplay(positions: list, seconds: float = 3.0, workers=(1, 2), iterations: int = 32,
-                   quiet: bool = False) -> list[dict]:
+                   quiet: bool = False, rounds: int = 3) -> list[dict]:
     """Every path and search (module docstring) on `positions` (4-player games) with 1 and 2 worker
-    processes; one row each."""
+    processes; one row each. Each (search, workers) group measures its paths in `rounds` alternating
+    rounds of `seconds` / `rounds` each, so that a machine whose speed drifts (a shared host's does,
+    by up to a half within minutes) slows every path alike: a row is its median round, and its `x`
+    the median of its rounds' ratios to the per-game path's."""
     import tempfile
 
-    pos = positions
+    def once(path_name, search, secs, w, seat):
+        args = (path_name, search, positions, secs, iterations, seat)
+        if w == 1:
+            res = [measure(*args)]
+        else:
+            with mp.get_context("spawn").Pool(w) as pool:
+                res = pool.map(_worker, [args] * w)
+        return {**res[0], "workers": w, "searched_per_s": sum(r["searched_per_s"] for r in res),
+                "searched_per_cpu_s": float(np.mean([r["searched_per_cpu_s"] for r in res]))}
+
     with tempfile.TemporaryDirectory() as d:
         seat = seat_values_network(f"{d}/seat_values.zip")
         rows = []
         for search in SEARCHES:
-            for path_name in PATHS:
-                for w in workers:
-                    if not quiet:
-                        print(f"  selfplay: {path_name}, {search}, {w} worker(s)", flush=True)
-                    args = (path_name, search, pos, seconds, iterations, seat)
-                    if w == 1:
-                        res = [measure(*args)]
-                    else:
-                        with mp.get_context("spawn").Pool(w) as pool:
-                            res = pool.map(_worker, [args] * w)
-                    row = {**res[0], "workers": w, "searched_per_s": sum(r["searched_per_s"] for r in res),
-                           "searched_per_cpu_s": float(np.mean([r["searched_per_cpu_s"] for r in res]))}
-                    rows.append(row)
+            for w in workers:
+                runs = {p: [] for p in PATHS}
+                for k in range(rounds):
+                    for path_name in PATHS:
+                        if not quiet:
+                            print(f"  selfplay: {search}, {w} worker(s), round {k + 1}/{rounds}: {path_name}",
+                                  flush=True)
+                        runs[path_name].append(once(path_name, search, seconds / rounds, w, seat))
+                base = [r["searched_per_cpu_s"] for r in runs[PATHS[0]]]
+                for path_name in PATHS:
+                    rs = runs[path_name]
+                    mid = sorted(rs, key=lambda r: r["searched_per_cpu_s"])[len(rs) // 2]
+                    x = float(np.median([r["searched_per_cpu_s"] / b for r, b in zip(rs, base)]))
+                    rows.append({**mid, "x": x, "rounds": rounds})
     return rows
 
 
 def format_selfplay(rows: list[dict]) -> list[str]:
     base = {(r["search"], r["workers"]): r["searched_per_cpu_s"] for r in rows if r["path"] == PATHS[0]}
+    rounds = rows[0].get("rounds", 1)
     lines = [f"  teacher search, {rows[0]['iterations']} simulations, 4 players, real positions "
-             "(searched decisions; x: per CPU second against the per-game torch path):",
+             "(searched decisions; x: per CPU second against the per-game torch path"
+             + (f"; each row the median of {rounds} alternating rounds):" if rounds > 1 else "):"),
              f"  {'search':<19}{'path':<26}{'workers':>8}{'/s':>9}{'/CPU s':>9}{'x':>7}{'forward':>9}{'rows/pass':>10}"]
     for r in rows:
         fwd = f"{r['forward_share']:.0%}" if "forward_share" in r else "-"
         rp = f"{r['rows_per_pass']:.0f}" if "rows_per_pass" in r else "-"
-        x = r["searched_per_cpu_s"] / base[(r["search"], r["workers"])]
+        x = r.get("x", r["searched_per_cpu_s"] / base[(r["search"], r["workers"])])
         lines.append(f"  {r['search']:<19}{r['path']:<26}{r['workers']:>8}{r['searched_per_s']:>9,.0f}"
                      f"{r['searched_per_cpu_s']:>9,.0f}{x:>7.1f}{fwd:>9}{rp:>10}")
     return lines

@@ -32,3 +32,15 @@ def test_each_path_searches_the_positions_and_the_table_names_them(tmp_path):
     assert r["rows_per_pass"] == per_pass["lockstep, compact"] and LearnedAgent(path=small).compiled_policy() is not None
     lines = format_selfplay(rows)
     assert len(lines) == 2 + len(PATHS) and all(path in ln for path, ln in zip(PATHS, lines[2:]))
+
+
+def test_the_bench_alternates_the_paths_in_rounds_and_keeps_the_median():
+    from agents.arena.bench import real_positions
+    from training.throughput import PATHS, SEARCHES, bench_selfplay, format_selfplay
+
+    rows = bench_selfplay(real_positions(4, 2), 0.02, workers=(1,), iterations=4, quiet=True, rounds=2)
+    assert [(r["search"], r["path"]) for r in rows] == [(s, p) for s in SEARCHES for p in PATHS]
+    assert all(r["rounds"] == 2 and r["x"] > 0 for r in rows)
+    assert [r["x"] for r in rows if r["path"] == PATHS[0]] == [1.0, 1.0]
+    lines = format_selfplay(rows)
+    assert "median of 2 alternating rounds" in lines[0] and len(lines) == 2 + len(rows)
