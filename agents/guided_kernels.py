@@ -58,9 +58,10 @@ from v1919_env.envs.vector_kernels import terminal_reward, write_solo_features
 # NF columns (float64)
 F_VISITS, F_PRIOR, F_PENDING, F_VALUE = 0, 1, 2, 3
 NF_COLS = F_VALUE + MAX_PLAYERS
-# NI columns (int64)
-I_SEAT, I_ACTION, I_EXPANDED = 0, 1, 2
-NI_COLS = 3
+# NI columns (int64); I_KID0, I_NKIDS: the block of consecutive children the node's expansion made
+# (one a legal action, in their order; 0 children when the expansion found some already there)
+I_SEAT, I_ACTION, I_EXPANDED, I_KID0, I_NKIDS = 0, 1, 2, 3, 4
+NI_COLS = 5
 # leaf status written by guided_select
 ST_EVAL, ST_TERMINAL = 0, 1
 # what guided_select writes for the network at an evaluated leaf
@@ -81,6 +82,7 @@ def tree_clear(NF, NI, hk, meta):
     NI[0, I_SEAT] = -1
     NI[0, I_ACTION] = -1
     NI[0, I_EXPANDED] = 0
+    NI[0, I_NKIDS] = 0
     meta[M_SIMULATIONS] = 0
     meta[M_FULL] = 0
 
@@ -100,6 +102,7 @@ def add_child(NF, NI, hk, hv, meta, node, a, seat, prior):
     NI[c, I_SEAT] = seat
     NI[c, I_ACTION] = a
     NI[c, I_EXPANDED] = 0
+    NI[c, I_NKIDS] = 0
     return c
 
 
@@ -115,8 +118,13 @@ def puct_choose(NF, NI, hk, hv, meta, node, seat, acts, n, c_puct, fpu, vloss, p
     none (the tree is full). kids: scratch of at least n (the children found, looked up once)."""
     psum = 0.0
     total = 0.0
+    k0, nk = NI[node, I_KID0], NI[node, I_NKIDS]
     for j in range(n):
-        c = child_of(hk, hv, node, acts[j])
+        c = -1
+        if j < nk and NI[k0 + j, I_ACTION] == acts[j]:    # the expansion's child for this action
+            c = k0 + j
+        else:
+            c = child_of(hk, hv, node, acts[j])
         if c < 0:
             c = add_child(NF, NI, hk, hv, meta, node, acts[j], seat, 1.0 / n)
         kids[j] = c
@@ -280,12 +288,16 @@ def guided_backup(K, NF, NI, hk, hv, meta, paths, plen, leaf, status, values, pr
                 tot = 0.0
                 for j in range(n):
                     tot += probs[k, legal_ids[k, j]]
+                k0, made = meta[M_NODES], 0
                 for j in range(n):
                     a = legal_ids[k, j]
                     p = probs[k, a] / tot if tot > 0.0 else 1.0 / n
-                    if child_of(hk, hv, node, a) < 0:
-                        add_child(NF, NI, hk, hv, meta, node, a, deciders[k], p)
+                    # (no lookup first: children are made only under expanded nodes, so this one has none)
+                    if add_child(NF, NI, hk, hv, meta, node, a, deciders[k], p) >= 0:
+                        made += 1
                 NI[node, I_EXPANDED] = 1
+                NI[node, I_KID0] = k0
+                NI[node, I_NKIDS] = n if made == n and meta[M_NODES] == k0 + n else 0
             else:
                 meta[M_FULL] += 1
         for d in range(plen[k]):
