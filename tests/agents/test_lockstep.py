@@ -102,6 +102,27 @@ def test_the_compiled_forward_pass_gives_torchs_outputs():
         assert np.allclose(x.priors, y.priors, atol=2e-6) and x.root_value == pytest.approx(y.root_value, abs=2e-5)
 
 
+SEARCH_DIGEST = "32006faeef2beea5"
+
+
+def test_the_search_records_are_pinned():
+    """The root's actions, visits and move of 16 positions under the Gumbel root and PUCT, on the
+    shipped network and the compact one, hashed: a change made for speed must leave every record
+    the same (docs/benchmarks.md lists the changes checked this way)."""
+    import hashlib
+
+    from agents.learned import COMPACT_WEIGHTS
+
+    games = positions(16, seed=5)
+    h = hashlib.sha256()
+    for net in ({}, {"path": str(COMPACT_WEIGHTS), "players": 4}):
+        for opts in ({"iterations": 24, "batch_size": 8, "root": "gumbel"}, {"iterations": 16, "batch_size": 4}):
+            for r in search(games, seeds=range(16), **opts, **net):
+                h.update(np.asarray(r.actions, np.int64).tobytes() + np.asarray(r.visits, np.int64).tobytes()
+                         + np.int64(r.choice).tobytes())
+    assert h.hexdigest()[:16] == SEARCH_DIGEST
+
+
 @pytest.fixture(scope="module")
 def seat_net(tmp_path_factory):
     """The shipped 4-player network with a value head per seat (columns: the decider, then clockwise)
