@@ -282,10 +282,10 @@ def bench_vector_parts(num_players: int = 4, num_envs: int = 256, seed: int = 0)
     steps), repeated so that they stay in the CPU's cache (ns a position, best round); a decision
     of a whole random game in one compiled loop (legal actions, the draw, the transition: every
     branch as play meets it); the decisions a learner step plays (the game's decisions over the
-    learner's); and the measured vector_step kernel and VectorEnv.step per learner step. `floor`
-    is what the kernels alone cost a learner step (its decisions, the learner's observation, its
-    legal actions and mask); the rest of vector_step is memory traffic over the games' states and
-    rows, and the episodes' ends and starts."""
+    learner's); and the measured vector_step kernel and VectorEnv.step (score_info=False) per
+    learner step. `floor` is what the kernels alone cost a learner step (its decisions, the
+    learner's observation, its legal actions and mask); the rest of vector_step is memory traffic
+    over the games' states and rows, and the episodes' ends and starts."""
     from .core.observations import COMPACT, FULL, observe_states
     from .core.observe import OBS_SIZE
     from .core.observe_compact import COMPACT_SIZE
