@@ -59,7 +59,7 @@ from v1919_env.envs.vector_kernels import terminal_reward, write_solo_features
 F_VISITS, F_PRIOR, F_PENDING, F_VALUE = 0, 1, 2, 3
 NF_COLS = F_VALUE + MAX_PLAYERS
 # NI columns (int64); I_KID0, I_NKIDS: the block of consecutive children the node's expansion made
-# (one a legal action, in their order; 0 children when the expansion found some already there)
+# (one a legal action, in their order; 0 children when the tree ran out of room during it)
 I_SEAT, I_ACTION, I_EXPANDED, I_KID0, I_NKIDS = 0, 1, 2, 3, 4
 NI_COLS = 5
 # leaf status written by guided_select
@@ -120,7 +120,6 @@ def puct_choose(NF, NI, hk, hv, meta, node, seat, acts, n, c_puct, fpu, vloss, p
     total = 0.0
     k0, nk = NI[node, I_KID0], NI[node, I_NKIDS]
     for j in range(n):
-        c = -1
         if j < nk and NI[k0 + j, I_ACTION] == acts[j]:    # the expansion's child for this action
             c = k0 + j
         else:

@@ -23,12 +23,13 @@ import numpy as np
 from numba import njit
 
 from .botrules import policy_below
-from .layout import EV_DECK, EV_DECK_N, FORCED_N, FORCED_POS, ISSUE_DECK, ISSUE_DECK_N, RNG, VARIANT
+from .layout import (EV_DECK, EV_DECK_N, FORCED_N, FORCED_POS, ISSUE_DECK, ISSUE_DECK_N, N_EVENTS, N_ISSUES, RNG,
+                     VARIANT)
 from .stack import stack_empty
 from .tables import T_GAME_END, T_VAR_SHUFFLE
 
 ACTION_KEY = 1024          # > number of action ids
-SORT_RANGE = 64            # > every card id (53 issues, 46 events)
+SORT_RANGE = max(N_ISSUES, N_EVENTS)      # > every card id a deck holds
 TREE_NODES = 0             # meta[TREE_NODES]: nodes in use (node 0, the root, is always there)
 
 
