@@ -285,7 +285,8 @@ def bench_vector_parts(num_players: int = 4, num_envs: int = 256, seed: int = 0)
     learner's); and the measured vector_step kernel and VectorEnv.step (score_info=False) per
     learner step. `floor` is what the kernels alone cost a learner step (its decisions, the
     learner's observation, its legal actions and mask); the rest of vector_step is memory traffic
-    over the games' states and rows, and the episodes' ends and starts."""
+    over the games' states and rows, and the episodes' ends and starts. Each kernel figure is the
+    best of several rounds (a host whose speed drifts gave one 40-game round at 1.8 times the best)."""
     from .core.observations import COMPACT, FULL, observe_states
     from .core.observe import OBS_SIZE
     from .core.observe_compact import COMPACT_SIZE
@@ -320,10 +321,8 @@ def bench_vector_parts(num_players: int = 4, num_envs: int = 256, seed: int = 0)
     for name, layout, size in (("full", FULL, OBS_SIZE), ("compact", COMPACT, COMPACT_SIZE)):
         o = np.zeros((num_envs, size), np.float32)
         out[f"observe_{name}_ns"] = _best_ns(lambda: observe_states(S, T, seats, o, layout), reps, num_envs)
-    random_games(1, num_players, T, seed, 0, 0)
-    c = time.perf_counter()
-    d = random_games(40, num_players, T, seed, 0, 0)
-    out["random_game_decision_ns"] = (time.perf_counter() - c) / d * 1e9
+    d = random_games(40, num_players, T, seed, 0, 0)           # (the same 40 games each call)
+    out["random_game_decision_ns"] = _best_ns(lambda: random_games(40, num_players, T, seed, 0, 0), 1, d, rounds=5)
     out["decisions_per_learner_step"] = d / 40 / float(np.mean(lengths)) if lengths else float(num_players)
     k_time = s_time = 0.0
     steps = 0
@@ -575,11 +574,15 @@ def main(args) -> int:
         res = {"num_players": args.players, alone.name: out}
         text = "\n".join(alone.format(out))
     elif getattr(args, "vector", False):         # only the vector env figures
+        from .decision_costs import decision_costs, format_decision_costs
+        from .game import card_tables
+
         res = {"num_players": args.players,
                "vector_env": bench_vector_env(args.players, args.seconds, layouts=("full", "compact")),
-               "vector_parts": bench_vector_parts(args.players)}
+               "vector_parts": bench_vector_parts(args.players),
+               "decision_kinds": decision_costs(card_tables()[1], args.players)}
         text = "\n".join([f"v1919 bench --vector: {args.players} players, one core"] + format_vector(res["vector_env"])
-                         + format_vector_parts(res["vector_parts"]))
+                         + format_vector_parts(res["vector_parts"]) + format_decision_costs(res["decision_kinds"]))
     else:
         res = run(args.players, args.seconds, cold=not args.no_cold, quiet=args.json, envs=args.env)
         text = format_table(res)
