@@ -25,7 +25,8 @@ from numba import njit
 from v1919_env.core import layout as L
 from v1919_env.core.bots import random_action
 from v1919_env.core.observe import OBS_SIZE, observe
-from v1919_env.core.step import apply_action, legal
+from v1919_env.core.step import apply_action
+from v1919_env.decision_costs import legal_all
 from v1919_env.envs.vector_env import VectorEnv
 from v1919_env.envs.vector_kernels import G_NLEGAL
 
@@ -72,15 +73,6 @@ def _observe_vector(S, T, seats, reps, A, B, obs):
             t += _touch(S[i])
             if obs:
                 observe(S[i], T, seats[i], dst[i % n])
-    return t
-
-
-@njit(cache=False)
-def _legal_only(S, T, reps, buf):
-    t = 0
-    for _ in range(reps):
-        for i in range(S.shape[0]):
-            t += legal(S[i], T, buf)
     return t
 
 
@@ -135,7 +127,7 @@ def main() -> None:
         "observe hot": timed(_observe_hot, hot, T, seats[:64], 20, out, seconds=sec) / (64 * 20),
         "observe vector (256 x 2 buffers, hot state)":
             timed(_observe_vector, vec, T, seats[:256], 2, A, B, True, seconds=sec) / 512 - touch,
-        "legal": timed(_legal_only, S, T, 4, buf, seconds=sec) / (4 * m),
+        "legal": timed(legal_all, S, T, 4, seconds=sec) / (4 * m),
     }
     work, rng = S.copy(), np.ones(1, np.uint64)       # games go on from call to call (restarted when all end)
     per = []

@@ -44,7 +44,8 @@ def random_positions(num_games, num_players, T, seed, S, A, N):
 
 
 @njit(cache=True)
-def _legal_all(S, T, reps):
+def legal_all(S, T, reps):
+    """The legal actions of every position of S, reps times over; returns their total count."""
     buf = np.empty(MAX_LEGAL, np.int64)
     t = 0
     for _ in range(reps):
@@ -94,7 +95,7 @@ def decision_costs(T, num_players: int = 4, games: int = 100, per_kind: int = 30
                 out.append(time.perf_counter() - c)
             return min(out) / (reps * m) * 1e9
 
-        leg = best(lambda: _legal_all(Sk, T, reps))
+        leg = best(lambda: legal_all(Sk, T, reps))
         app = best(lambda: _apply_all(Sk, Ak, T, W, reps, True)) - best(lambda: _apply_all(Sk, Ak, T, W, reps, False))
         share = len(sel) / k
         rows.append({"kind": names.get(int(kind), str(int(kind))), "share": share, "legal_ns": leg,
