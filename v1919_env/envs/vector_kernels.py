@@ -237,19 +237,18 @@ def _end_episode(b, status, S, T, cfg, kinds, weights, penalty, pol, G, rewards,
 
 
 @njit(cache=True, _nrt=False)
-def _settle(b, S, T, cfg, pool_codes, pool_cum, ep_rng, kinds, weights, penalty, pol, rng, G, obs, masks, rewards,
-            ends, fin_obs, fin_pol, fin_scores, legal_ids, buf):
-    """After game b's seats have played: end and restart a finished game, then write the learner's
-    observation and mask; returns 1 if the game now waits on an external seat (nothing written)."""
+def _settle(b, S, T, cfg, pool_codes, pool_cum, ep_rng, kinds, weights, penalty, pol, rng, G, masks, rewards, ends,
+            fin_obs, fin_pol, fin_scores, legal_ids, buf):
+    """After game b's seats have played: end and restart a finished game, then list the learner's
+    legal actions and write its mask (the observation comes after, `_observe`); returns
+    1 if the game now waits on an external seat (nothing written)."""
     if G[b, G_WHO] < 0:
         status = TRUNCATED if S[b, GAME_OVER] == 2 else TERMINATED
         _end_episode(b, status, S, T, cfg, kinds, weights, penalty, pol, G, rewards, ends, fin_obs, fin_pol,
                      fin_scores)
         _new_episode(b, S, T, cfg, pool_codes, pool_cum, ep_rng, pol, rng, G, buf)
-    w = G[b, G_WHO]
-    if w >= 0 and w != G[b, G_SEAT]:
+    if _waits(G, b):
         return 1
-    observe_learner(S[b], T, w, obs[b], cfg[CFG_LAYOUT])
     n = legal(S[b], T, buf)
     m = masks[b]
     m[:] = 0
@@ -258,6 +257,22 @@ def _settle(b, S, T, cfg, pool_codes, pool_cum, ep_rng, kinds, weights, penalty,
         legal_ids[b, j] = buf[j]
     G[b, G_NLEGAL] = n
     return 0
+
+
+@njit(cache=True, _nrt=False)
+def _waits(G, b):
+    """True when game b waits on an external seat (not on its learner)."""
+    w = G[b, G_WHO]
+    return w >= 0 and w != G[b, G_SEAT]
+
+
+@njit(cache=True, _nrt=False)
+def _observe(b, S, T, cfg, G, obs):
+    """The learner's observation of game b unless it waits on an external seat. The kernels call it in
+    a pass of its own after the games' play: one loop that both played and observed ran 17-23% slower
+    (docs/benchmarks.md)."""
+    if not _waits(G, b):
+        observe_learner(S[b], T, G[b, G_WHO], obs[b], cfg[CFG_LAYOUT])
 
 
 @njit(cache=True, _nrt=False)
@@ -270,8 +285,10 @@ def vector_reset(S, T, cfg, pool_codes, pool_cum, ep_rng, kinds, weights, penalt
         ends[b] = RUNNING
         rewards[b] = 0.0
         _new_episode(b, S, T, cfg, pool_codes, pool_cum, ep_rng, pol, rng, G, buf)
-        waiting += _settle(b, S, T, cfg, pool_codes, pool_cum, ep_rng, kinds, weights, penalty, pol, rng, G, obs,
-                           masks, rewards, ends, fin_obs, fin_pol, fin_scores, legal_ids, buf)
+        waiting += _settle(b, S, T, cfg, pool_codes, pool_cum, ep_rng, kinds, weights, penalty, pol, rng, G, masks,
+                           rewards, ends, fin_obs, fin_pol, fin_scores, legal_ids, buf)
+    for b in range(S.shape[0]):
+        _observe(b, S, T, cfg, G, obs)
     return waiting
 
 
@@ -289,9 +306,10 @@ def first_out_of_range(actions, n):
 def vector_step(S, T, actions, cfg, pool_codes, pool_cum, ep_rng, kinds, weights, penalty, pol, rng, G, obs, masks,
                 rewards, ends, fin_obs, fin_pol, fin_scores, legal_ids):
     """One learner action per game (actions[b]), everything else of the vector step in one call
-    (see the module docstring); returns how many games wait on an external seat."""
+    (see the module docstring); returns how many games wait on an external seat. Three passes over
+    the games: their play, then (in game order, as the episodes are drawn) their ends, starts and
+    masks, then the observations."""
     buf = stack_empty(MAX_LEGAL, np.int64)
-    waiting = 0
     for b in range(S.shape[0]):
         ends[b] = RUNNING
         rewards[b] = 0.0
@@ -311,11 +329,17 @@ def vector_step(S, T, actions, cfg, pool_codes, pool_cum, ep_rng, kinds, weights
             if cfg[CFG_PLAYERS] == 1 and cfg[CFG_SOLO_REWARD] == SOLO_REWARD_VP:
                 rewards[b] = s[SOLO_VP] - vp          # the VP scored in this step (EN:877-881)
         else:
+            ends[b] = ILLEGAL                        # ended in the next pass, the game untouched
+    waiting = 0
+    for b in range(S.shape[0]):
+        if ends[b] == ILLEGAL:
             _end_episode(b, ILLEGAL, S, T, cfg, kinds, weights, penalty, pol, G, rewards, ends, fin_obs, fin_pol,
                          fin_scores)
             _new_episode(b, S, T, cfg, pool_codes, pool_cum, ep_rng, pol, rng, G, buf)
-        waiting += _settle(b, S, T, cfg, pool_codes, pool_cum, ep_rng, kinds, weights, penalty, pol, rng, G, obs,
-                           masks, rewards, ends, fin_obs, fin_pol, fin_scores, legal_ids, buf)
+        waiting += _settle(b, S, T, cfg, pool_codes, pool_cum, ep_rng, kinds, weights, penalty, pol, rng, G, masks,
+                           rewards, ends, fin_obs, fin_pol, fin_scores, legal_ids, buf)
+    for b in range(S.shape[0]):
+        _observe(b, S, T, cfg, G, obs)
     return waiting
 
 
@@ -333,11 +357,13 @@ def vector_continue(S, T, rows, actions, bad, cfg, pool_codes, pool_cum, ep_rng,
         bad[k] = 0
         if s[GAME_OVER] == 0 and try_step(s, T, actions[k], buf):
             G[b, G_WHO] = advance(s, T, pol[b], buf, rng[b:b + 1])
-            waiting += _settle(b, S, T, cfg, pool_codes, pool_cum, ep_rng, kinds, weights, penalty, pol, rng, G, obs,
+            waiting += _settle(b, S, T, cfg, pool_codes, pool_cum, ep_rng, kinds, weights, penalty, pol, rng, G,
                                masks, rewards, ends, fin_obs, fin_pol, fin_scores, legal_ids, buf)
         else:
             bad[k] = 1
             waiting += 1
+    for k in range(rows.shape[0]):
+        _observe(rows[k], S, T, cfg, G, obs)
     return waiting
 
 
