@@ -269,7 +269,7 @@ def _waits(G, b):
 @njit(cache=True, _nrt=False)
 def _observe(b, S, T, cfg, G, obs):
     """The learner's observation of game b unless it waits on an external seat. The kernels call it in
-    a pass of its own after the games' play: one loop that both played and observed ran 17-23% slower
+    a pass of its own after the games' play: one loop that both played and observed ran 14-28% slower
     (docs/benchmarks.md)."""
     if not _waits(G, b):
         observe_learner(S[b], T, G[b, G_WHO], obs[b], cfg[CFG_LAYOUT])
